@@ -1,0 +1,77 @@
+"""Lexical NLI: content-word and number recall of the hypothesis in the premise.
+
+A baseline, and the offline default for demos and tests; reports always label it as such.
+``prob = |content(h) ∩ content(p)| / |content(h)|`` over lower-cased, Porter-stemmed words that are
+not English stop words (numbers always count as content). ``label = prob >= threshold`` and every
+number of the hypothesis appears in the premise. A hypothesis without content words gets 0.
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+from typing import Sequence
+
+from citetrain.nli.base import NLIResult, Pair
+
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+
+
+@lru_cache(maxsize=1)
+def _stop_words() -> frozenset[str]:
+    from sklearn.feature_extraction.text import ENGLISH_STOP_WORDS
+
+    return frozenset(ENGLISH_STOP_WORDS)
+
+
+@lru_cache(maxsize=1)
+def _stemmer():
+    from nltk.stem.porter import PorterStemmer
+
+    return PorterStemmer()
+
+
+@lru_cache(maxsize=200_000)
+def _stem(word: str) -> str:
+    return _stemmer().stem(word)
+
+
+def content_words(text: str) -> tuple[set[str], set[str]]:
+    """(stemmed content words, numbers) of a text."""
+    stop = _stop_words()
+    words, numbers = set(), set()
+    for tok in _TOKEN.findall(text.lower()):
+        if any(c.isdigit() for c in tok):
+            numbers.add(tok.replace(",", ""))
+            words.add(tok.replace(",", ""))
+        elif tok not in stop and len(tok) > 1:
+            words.add(_stem(tok))
+    return words, numbers
+
+
+class LexicalNLI:
+    """Content-word recall as an entailment score (see the module docstring)."""
+
+    is_baseline = True
+
+    def __init__(self, threshold: float = 0.7, batch_size: int = 1024) -> None:
+        if not 0.0 < threshold <= 1.0:
+            raise ValueError(f"lexical threshold must be in (0, 1], got {threshold}")
+        self.threshold = threshold
+        self.batch_size = batch_size
+        self.model_id = "lexical"
+        self.revision = f"v1-t{threshold:g}"
+
+    def cost(self, pair: Pair) -> int:
+        return len(pair[0]) + len(pair[1])
+
+    def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
+        out = []
+        for premise, hypothesis in pairs:
+            hw, hn = content_words(hypothesis)
+            if not hw:
+                out.append(NLIResult(0.0, False))
+                continue
+            pw, pn = content_words(premise)
+            prob = len(hw & pw) / len(hw)
+            out.append(NLIResult(prob, prob >= self.threshold and hn <= pn))
+        return out

@@ -1,0 +1,59 @@
+"""Make an :class:`NLIEngine` from a name given on the command line or in a suite.
+
+Names: ``lexical`` (or ``lexical:0.6`` for another threshold); ``seq2seq:PATH_OR_HUB_ID`` (TRUE-style
+T5; ``true`` is ``seq2seq:google/t5_xxl_true_nli_mixture``); ``classifier:PATH_OR_HUB_ID`` (MNLI-style);
+``llm:MODEL`` (OpenAI-compatible endpoint from ``--nli-url`` / ``OPENAI_BASE_URL``, key from
+``OPENAI_API_KEY``).
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from citetrain.errors import CitetrainError
+from citetrain.nli.cache import NLICache
+from citetrain.nli.engine import NLIEngine
+
+ALIASES = {"true": "seq2seq:google/t5_xxl_true_nli_mixture"}
+KINDS = ("lexical", "seq2seq", "classifier", "llm")
+
+
+def make_backend(name: str, **options: Any):
+    """The backend a name stands for (models are loaded here, not earlier)."""
+    name = ALIASES.get(name, name)
+    kind, _, arg = name.partition(":")
+    if kind == "lexical":
+        from citetrain.nli.lexical import LexicalNLI
+
+        return LexicalNLI(threshold=float(arg) if arg else options.get("threshold", 0.7))
+    if kind in ("seq2seq", "classifier", "llm") and not arg:
+        raise CitetrainError(f"NLI '{name}': give a model after the colon, e.g. {kind}:PATH")
+    if kind == "seq2seq":
+        from citetrain.nli.seq2seq import Seq2SeqNLI
+
+        return Seq2SeqNLI(arg, **options)
+    if kind == "classifier":
+        from citetrain.nli.classifier import ClassifierNLI
+
+        return ClassifierNLI(arg, **options)
+    if kind == "llm":
+        from citetrain.nli.llm import LLMNLI
+
+        return LLMNLI(arg, **options)
+    raise CitetrainError(f"unknown NLI '{name}': use one of {', '.join(KINDS)} (e.g. seq2seq:PATH)")
+
+
+def make_engine(
+    name: str,
+    cache: bool | str | None = None,
+    batch_size: int | None = None,
+    progress: bool = True,
+    **options: Any,
+) -> NLIEngine:
+    """Engine for ``name``. ``cache``: a path, True for the default path, False for none; by
+    default on for model backends and off for the lexical one (cheaper to compute than to look up).
+    """
+    backend = make_backend(name, **options)
+    if cache is None:
+        cache = not backend.is_baseline
+    store = NLICache(cache if isinstance(cache, str) else None) if cache else None
+    return NLIEngine(backend, cache=store, batch_size=batch_size, progress=progress)

@@ -1,0 +1,48 @@
+"""The canonical ALCE-style record (DESIGN §2).
+
+A record is ``{"id", "question", "docs": [{"title", "text"}], "output", ...}`` plus optional gold
+fields. Passage ids in ``output`` are 1-based and refer to the order of ``docs``.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+
+class Doc(BaseModel):
+    """One retrieved passage."""
+
+    model_config = ConfigDict(extra="allow")
+
+    title: str = ""
+    text: str = ""
+
+
+class Record(BaseModel):
+    """One question, its passages and a response with citation marks."""
+
+    model_config = ConfigDict(extra="allow")
+
+    id: str
+    question: str = ""
+    docs: list[Doc] = Field(default_factory=list)
+    output: str = ""
+    answer: Any = None
+    qa_pairs: list[dict[str, Any]] | None = None
+    claims: list[str] | None = None
+    annotations: Any = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The record as plain JSON-ready data, without unset optional gold fields."""
+        return self.model_dump(exclude_none=True)
+
+
+def format_doc(doc: Doc) -> str:
+    """ALCE's passage format: ``"Title: {title}\\n{text}"``."""
+    return f"Title: {doc.title}\n{doc.text}"
+
+
+def join_docs(docs: list[Doc], ids: list[int] | tuple[int, ...]) -> str:
+    """Premise for 1-based ``ids``: formatted docs joined with a newline, in citation order."""
+    return "\n".join(format_doc(docs[i - 1]) for i in ids)
