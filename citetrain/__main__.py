@@ -1,0 +1,5 @@
+import sys
+
+from citetrain.cli.main import main
+
+sys.exit(main())

@@ -1,0 +1,60 @@
+"""``citetrain meta-eval LABELLED``: agreement of NLI scorers with human support labels."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+from pathlib import Path
+
+
+def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
+    p = sub.add_parser(name, help="agreement of a metric's NLI with human labels",
+                       description="Correlation (Pearson/Spearman/Kendall), one-vs-one ROC-AUC and "
+                       "NDCG@5/10/20 of NLI scores against human support labels (full 2, partial 1, no 0).")
+    p.add_argument("labelled", help="labelled file: WiCE, AttributionBench or ExpertQA format")
+    p.add_argument("--format", default="auto", help="wice | attributionbench | expertqa (default auto)")
+    p.add_argument("--nli", default="lexical", help="one or more NLI names, comma-separated, "
+                   "compared side by side (default lexical)")
+    p.add_argument("--limit", type=int, help="use only the first N labelled pairs")
+    p.add_argument("--skip-invalid", action="store_true", help="skip bad rows instead of stopping")
+    p.add_argument("--out", help="write meta_eval.json here (folder)")
+    p.add_argument("--no-cache", action="store_true", help="do not use the NLI cache")
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
+    p.set_defaults(run=run)
+
+
+def _fmt(v: float | None) -> str:
+    return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
+
+
+def run(args: argparse.Namespace) -> int:
+    from citetrain.io.labelled import read_labelled
+    from citetrain.io.writers import atomic_write_text
+    from citetrain.metrics.meta import meta_evaluate
+    from citetrain.nli.registry import make_engine
+
+    pairs = read_labelled(args.labelled, args.format, skip_invalid=args.skip_invalid)
+    if args.limit:
+        pairs = pairs[: args.limit]
+    labels = [p.label for p in pairs]
+    groups = [p.group for p in pairs]
+    table: dict[str, dict[str, float]] = {}
+    for name in [n.strip() for n in args.nli.split(",") if n.strip()]:
+        engine = make_engine(name, cache=False if args.no_cache else None, progress=not args.no_progress)
+        scores = engine.score([(p.premise, p.hypothesis) for p in pairs])
+        table[engine.name] = meta_evaluate(scores, labels, groups)
+    rows = list(dict.fromkeys(k for res in table.values() for k in res))
+    width = max(len(r) for r in rows)
+    cols = list(table)
+    print(f"{len(pairs)} labelled pairs from {args.labelled}  "
+          f"(full {labels.count(2)}, partial {labels.count(1)}, no {labels.count(0)})")
+    print(f"{'measure':<{width}}  " + "  ".join(f"{c:>{max(10, len(c))}}" for c in cols))
+    for r in rows:
+        print(f"{r:<{width}}  " + "  ".join(f"{_fmt(table[c].get(r)):>{max(10, len(c))}}" for c in cols))
+    if args.out:
+        out = Path(args.out) / "meta_eval.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(out, json.dumps({"input": args.labelled, "n": len(pairs), "results": table},
+                                          indent=2, default=str) + "\n")
+        print(f"\nwrote {out}")
+    return 0
