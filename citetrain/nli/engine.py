@@ -20,6 +20,7 @@ class EngineStats:
 
     requested: int = 0
     unique: int = 0
+    memory_hits: int = 0
     cache_hits: int = 0
     model_pairs: int = 0
     batches: int = 0
@@ -42,6 +43,7 @@ class NLIEngine:
         self.progress = progress
         self.progress_min = progress_min
         self.stats = EngineStats()
+        self._memo: dict[str, NLIResult] = {}  # this process's answers, keyed by cache key
 
     @property
     def name(self) -> str:
@@ -56,21 +58,23 @@ class NLIEngine:
         self.stats.requested += len(pairs)
         unique = list(dict.fromkeys(pairs))
         self.stats.unique += len(unique)
-        known: dict[Pair, NLIResult] = {}
-        if self.cache is not None and unique:
-            b = self.backend
-            keys = {pair: cache_key(b.model_id, b.revision, pair) for pair in unique}
-            hits = self.cache.get_many(list(keys.values()))
+        b = self.backend
+        keys = {pair: cache_key(b.model_id, b.revision, pair) for pair in unique}
+        known = {pair: self._memo[k] for pair, k in keys.items() if k in self._memo}
+        self.stats.memory_hits += len(known)
+        if self.cache is not None and len(known) < len(unique):
+            hits = self.cache.get_many([k for p, k in keys.items() if p not in known])
             for pair, key in keys.items():
                 if key in hits:
-                    known[pair] = hits[key]
-            self.stats.cache_hits += len(known)
+                    known[pair] = self._memo[key] = hits[key]
+                    self.stats.cache_hits += 1
         missing = [pair for pair in unique if pair not in known]
         if missing:
-            known.update(self._run(missing))
+            fresh = self._run(missing, keys)
+            known.update(fresh)
         return [known[pair] for pair in pairs]
 
-    def _run(self, missing: list[Pair]) -> dict[Pair, NLIResult]:
+    def _run(self, missing: list[Pair], keys: dict[Pair, str]) -> dict[Pair, NLIResult]:
         b = self.backend
         order = sorted(missing, key=b.cost, reverse=True)
         batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
@@ -83,11 +87,10 @@ class NLIEngine:
                     raise RuntimeError(f"{b.model_id}: {len(res)} results for {len(batch)} pairs")
                 fresh = dict(zip(batch, res))
                 out.update(fresh)
+                for p, r in fresh.items():
+                    self._memo[keys[p]] = r
                 if self.cache is not None:  # store each batch: a killed run keeps finished work
-                    self.cache.put_many(
-                        b.model_id, b.revision,
-                        ((cache_key(b.model_id, b.revision, p), r) for p, r in fresh.items()),
-                    )
+                    self.cache.put_many(b.model_id, b.revision, ((keys[p], r) for p, r in fresh.items()))
                 self.stats.model_pairs += len(batch)
                 self.stats.batches += 1
                 bar.update(len(batch))

@@ -1,0 +1,168 @@
+"""Loading Hugging Face NLI models: local directory or hub id, revision, device and dtype.
+
+Shared by :mod:`citetrain.nli.seq2seq` and :mod:`citetrain.nli.classifier`. Nothing here downloads
+unless the user names a hub id that is not in the local cache (and ``HF_HUB_OFFLINE`` is unset);
+``trust_remote_code`` stays ``False`` unless the caller passes ``True``.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from citetrain.errors import CitetrainError
+
+_CHUNK = 1 << 20  # 1 MiB read from each end of a file for the fingerprint
+_COMMIT = re.compile(r"^[0-9a-f]{40}$")
+_SKIP_DIRS = {".git", ".cache", "__pycache__"}
+_DTYPES = {
+    "fp32": "float32", "float32": "float32", "float": "float32",
+    "bf16": "bfloat16", "bfloat16": "bfloat16",
+    "fp16": "float16", "float16": "float16", "half": "float16",
+}
+
+
+@dataclass(frozen=True)
+class ModelSource:
+    """Where a model comes from: ``model_id`` and ``revision`` key the NLI cache.
+
+    For a local directory ``model_id`` is the directory's name and ``revision`` a content
+    fingerprint (so moving the directory keeps the cache, changing the weights invalidates it);
+    for a hub id ``model_id`` is the id and ``revision`` the snapshot commit when it can be
+    resolved offline, else the revision requested (``"main"`` by default).
+    """
+
+    location: str  # what to hand to ``from_pretrained``
+    model_id: str
+    revision: str
+    hub_revision: str | None  # passed to ``from_pretrained`` for hub ids only
+    local: bool
+
+
+def fingerprint(directory: str | os.PathLike[str]) -> str:
+    """``local-<16 hex>``: SHA-256 over every file's relative name and size and its first and last
+    MiB (whole small files). Cheap on multi-GB checkpoints and changes when the weights change."""
+    root = Path(directory)
+    digest = hashlib.sha256()
+    files = sorted(
+        p for p in root.rglob("*")
+        if p.is_file() and not any(part in _SKIP_DIRS for part in p.relative_to(root).parts)
+    )
+    for path in files:
+        size = path.stat().st_size
+        digest.update(f"{path.relative_to(root).as_posix()}\0{size}\0".encode())
+        with open(path, "rb") as fh:
+            digest.update(fh.read(_CHUNK))
+            if size > 2 * _CHUNK:
+                fh.seek(size - _CHUNK)
+                digest.update(fh.read(_CHUNK))
+            elif size > _CHUNK:
+                digest.update(fh.read())
+    return "local-" + digest.hexdigest()[:16]
+
+
+def snapshot_commit(repo_id: str, revision: str | None = None) -> str | None:
+    """The commit hash of a hub model's snapshot in the local cache, or ``None``."""
+    if revision and _COMMIT.match(revision):
+        return revision
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # pragma: no cover - installed with transformers
+        return None
+    try:
+        found = try_to_load_from_cache(repo_id, "config.json", revision=revision or "main")
+    except Exception:  # malformed ids and the like: nothing to resolve offline
+        return None
+    if not isinstance(found, str):
+        return None
+    parent = Path(found).parent.name
+    return parent if _COMMIT.match(parent) else None
+
+
+def resolve_source(name_or_path: str | os.PathLike[str], revision: str | None = None) -> ModelSource:
+    """Decide whether ``name_or_path`` is a local directory or a hub id and compute its revision."""
+    text = str(name_or_path)
+    path = Path(text).expanduser()
+    if path.is_dir():
+        if not (path / "config.json").is_file():
+            raise CitetrainError(f"{path}: not a model directory (no config.json)")
+        name = path.resolve().name
+        return ModelSource(str(path), name, fingerprint(path), None, True)
+    if path.exists() or text.startswith((".", "/", "~")) or text.count("/") > 1:
+        raise CitetrainError(f"{text}: no such model directory")
+    commit = snapshot_commit(text, revision)
+    return ModelSource(text, text, commit or revision or "main", revision, False)
+
+
+def choose_device(device: str | None = None) -> str:
+    """``"auto"``/``None``: ``cuda`` when available, else ``cpu``; anything else as given."""
+    import torch
+
+    if device in (None, "", "auto"):
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    return str(device)
+
+
+def choose_dtype(dtype: Any = None, device: str = "cpu"):
+    """``"auto"``/``None``: bfloat16 on a CUDA device that supports it, else float32.
+
+    Explicit names (``fp32``, ``bf16``, ``fp16``, ``float32`` ...) or ``torch.dtype`` are honoured.
+    """
+    import torch
+
+    if isinstance(dtype, torch.dtype):
+        return dtype
+    if dtype in (None, "", "auto"):
+        if device.startswith("cuda") and torch.cuda.is_available() and torch.cuda.is_bf16_supported():
+            return torch.bfloat16
+        return torch.float32
+    key = str(dtype).lower().removeprefix("torch.")
+    if key not in _DTYPES:
+        raise CitetrainError(f"unknown dtype '{dtype}': use auto, fp32, bf16 or fp16")
+    return getattr(torch, _DTYPES[key])
+
+
+def load_pretrained(
+    auto_class: Any,
+    source: ModelSource,
+    *,
+    device: str,
+    dtype: Any,
+    trust_remote_code: bool = False,
+):
+    """(model, tokenizer) from ``source`` in eval mode on ``device``; errors as one clear line."""
+    from transformers import AutoTokenizer
+
+    kwargs: dict[str, Any] = {"trust_remote_code": bool(trust_remote_code)}
+    if source.hub_revision:
+        kwargs["revision"] = source.hub_revision
+    try:
+        tokenizer = AutoTokenizer.from_pretrained(source.location, **kwargs)
+        model = auto_class.from_pretrained(source.location, dtype=dtype, **kwargs)
+    except (OSError, ValueError) as exc:
+        where = "directory" if source.local else "hub id (offline: is it in the local cache?)"
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise CitetrainError(f"cannot load model {source.location} ({where}): {first}") from exc
+    model.to(device)
+    model.eval()
+    return model, tokenizer
+
+
+def hub_commit(model: Any) -> str | None:
+    """The commit hash transformers recorded while loading from the hub, if any."""
+    commit = getattr(getattr(model, "config", None), "_commit_hash", None)
+    return commit if isinstance(commit, str) and _COMMIT.match(commit) else None
+
+
+def revision_tag(base: str, *, max_length: int, default_max_length: int,
+                 threshold: float | None) -> str:
+    """The cache revision: the model's revision plus any option that changes its answers."""
+    tag = base
+    if max_length != default_max_length:
+        tag += f"+len{max_length}"
+    if threshold is not None:
+        tag += f"+t{threshold:g}"
+    return tag
