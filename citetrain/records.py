@@ -39,8 +39,10 @@ class Record(BaseModel):
 
 
 def format_doc(doc: Doc) -> str:
-    """ALCE's passage format: ``"Title: {title}\\n{text}"``."""
-    return f"Title: {doc.title}\n{doc.text}"
+    """ALCE's passage format: ``"Title: {title}\\n{text}"``, with ``sent`` instead of ``text`` when
+    the doc carries ALCE's QA-extracted ``sent`` field (as ALCE's ``_format_document`` does)."""
+    sent = (doc.model_extra or {}).get("sent")
+    return f"Title: {doc.title}\n{sent if isinstance(sent, str) else doc.text}"
 
 
 def join_docs(docs: list[Doc], ids: list[int] | tuple[int, ...]) -> str:

@@ -1,0 +1,235 @@
+"""Read record files of any supported format into canonical :class:`Record` objects (DESIGN §2).
+
+``.jsonl`` files hold one JSON object a line; ``.json`` files a list of objects or ALCE's
+``{"args": ..., "data": [...]}``. Bad input never passes silently: it raises
+:class:`~citetrain.errors.InputError` naming the file, the line (for a JSON list: the 1-based
+item number, said so in the message) and the field, or, with ``skip_invalid=True``, the record is
+skipped and counted in :attr:`ReadResult.skipped` with its reason.
+"""
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from citetrain.errors import CitetrainError, InputError
+from citetrain.io.formats import CONVERTERS, RecordError, detect_format
+from citetrain.records import Record
+
+PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class Skip:
+    """One skipped input record: where it was and why (``reason`` groups skips in summaries)."""
+
+    path: str
+    line: int | None
+    field: str | None
+    reason: str
+    detail: str = ""
+
+
+def summarize_skips(skipped: list[Skip], n_items: int, noun: str = "records") -> str:
+    """``"skipped 3 of 120 records: 2 missing field 'question', 1 malformed JSON"``."""
+    if not skipped:
+        return f"read {n_items} {noun}, none skipped"
+    counts = Counter(s.reason for s in skipped)
+    parts = ", ".join(f"{n} {reason}" for reason, n in counts.most_common())
+    return f"skipped {len(skipped)} of {n_items} {noun}: {parts}"
+
+
+@dataclass
+class Problems:
+    """Where a reader reports bad input: raised as :class:`InputError`, or kept as a :class:`Skip`."""
+
+    path: str
+    skip_invalid: bool = False
+    json_list: bool = False
+    skipped: list[Skip] = field(default_factory=list)
+
+    def report(self, line: int | None, field: str | None, reason: str,
+               message: str | None = None, *, fatal: bool = False) -> None:
+        """Raise for ``line`` (always when ``fatal``), or record a skip when skipping is on."""
+        message = message or reason
+        if self.skip_invalid and not fatal:
+            self.skipped.append(Skip(self.path, line, field, reason, message))
+            return
+        if self.json_list and line is not None:
+            message = f"{message} (item {line} of the JSON list)"
+        raise InputError(self.path, line, field, message)
+
+    def record_error(self, line: int, err: RecordError) -> None:
+        """Report a converter's :class:`RecordError` at ``line``."""
+        self.report(line, err.field, err.reason, err.message)
+
+
+def _decode_error(data: bytes, err: UnicodeDecodeError) -> tuple[int, str]:
+    line = data.count(b"\n", 0, err.start) + 1
+    col = err.start - (data.rfind(b"\n", 0, err.start) + 1) + 1
+    return line, f"byte 0x{data[err.start]:02x} at column {col} is not valid UTF-8"
+
+
+def _load_json(data: bytes, problems: Problems) -> list[tuple[int, Any]]:
+    try:
+        text = data.decode("utf-8-sig")
+    except UnicodeDecodeError as err:
+        line, msg = _decode_error(data, err)
+        problems.report(line, None, "not valid UTF-8", f"{msg} (line {line})", fatal=True)
+    try:
+        obj = json.loads(text)
+    except json.JSONDecodeError as err:
+        problems.report(err.lineno, None, "malformed JSON",
+                        f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}",
+                        fatal=True)
+    if isinstance(obj, dict) and isinstance(obj.get("data"), list):
+        obj = obj["data"]  # ALCE result files: {"args": ..., "data": [...]}
+    if not isinstance(obj, list):
+        what = "an object without a 'data' list" if isinstance(obj, dict) else type(obj).__name__
+        problems.report(None, None, "not a record file",
+                        f"not a record file: expected a JSON list of records or ALCE's "
+                        f"{{'data': [...]}}, got {what}", fatal=True)
+    problems.json_list = True
+    return [(i + 1, item) for i, item in enumerate(obj)]
+
+
+def _load_jsonl(data: bytes, problems: Problems) -> list[tuple[int, Any]]:
+    items = []
+    for n, raw in enumerate(data.split(b"\n"), start=1):
+        try:
+            text = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+        except UnicodeDecodeError as err:
+            problems.report(n, None, "not valid UTF-8", _decode_error(raw, err)[1])
+            continue
+        if not text.strip():
+            continue
+        try:
+            items.append((n, json.loads(text)))
+        except json.JSONDecodeError as err:
+            problems.report(n, None, "malformed JSON",
+                            f"malformed JSON at column {err.colno}: {err.msg}")
+    return items
+
+
+def load_items(path: PathLike, problems: Problems) -> list[tuple[int, Any]]:
+    """The raw JSON items of a file as ``(line or item number, value)``; bad lines go to
+    ``problems``. ``.jsonl`` / ``.ndjson`` are read a line at a time, ``.json`` as one document;
+    other suffixes are sniffed (a leading ``[`` means a JSON document)."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except FileNotFoundError:
+        raise InputError(str(p), None, None, "file not found") from None
+    except IsADirectoryError:
+        raise InputError(str(p), None, None, "is a directory, not a record file") from None
+    if not data.strip():
+        raise InputError(str(p), None, None, "empty file: no records")
+    suffix = p.suffix.lower()
+    as_json = suffix == ".json" or (
+        suffix not in (".jsonl", ".ndjson") and data.lstrip().lstrip(b"\xef\xbb\xbf")[:1] == b"[")
+    items = _load_json(data, problems) if as_json else _load_jsonl(data, problems)
+    if not items and not problems.skipped:
+        raise InputError(str(p), None, None, "empty file: no records")
+    return items
+
+
+def resolve_format(fmt: str, items: list[tuple[int, Any]], problems: Problems,
+                   known: dict[str, Any], detect: Any) -> str:
+    """``fmt`` checked against ``known``, or detected from the first object item's keys."""
+    if fmt != "auto":
+        if fmt not in known:
+            raise CitetrainError(f"unknown format {fmt!r}; known: auto, {', '.join(known)}")
+        return fmt
+    for line, item in items:
+        if isinstance(item, dict):
+            found = detect(item)
+            if found is None:
+                problems.report(line, None, "unknown format",
+                                f"cannot tell the format from keys {sorted(item)[:12]}; "
+                                f"pass fmt= one of {', '.join(known)}", fatal=True)
+            return found
+    return "unknown"
+
+
+def check_object(line: int, item: Any, problems: Problems) -> bool:
+    """Whether ``item`` is a JSON object; reports it otherwise."""
+    if isinstance(item, dict):
+        return True
+    problems.report(line, None, "not a JSON object",
+                    f"expected a JSON object, got {type(item).__name__}")
+    return False
+
+
+@dataclass
+class ReadResult:
+    """Records read from one or more files, with every skipped input record and why."""
+
+    records: list[Record]
+    skipped: list[Skip]
+    format: str
+    n_items: int = 0
+    duplicates: int = 0
+    conflicting: int = 0
+    paths: list[str] = field(default_factory=list)
+
+    def summary(self) -> str:
+        """``"skipped 3 of 120 records: 2 missing field 'question', 1 malformed JSON"``
+        (counts are of input records: lines or list items), plus dropped duplicates."""
+        text = summarize_skips(self.skipped, self.n_items)
+        if self.duplicates:
+            text += f"; dropped {self.duplicates} duplicate ids"
+            if self.conflicting:
+                text += f" ({self.conflicting} with different content, first kept)"
+        return text
+
+
+def read_records(path: PathLike, fmt: str = "auto", *, skip_invalid: bool = False) -> ReadResult:
+    """Read a record file of format ``fmt`` (``"auto"``: from the first object's keys) as
+    canonical records. See the module docstring for the error rules."""
+    problems = Problems(str(path), skip_invalid)
+    items = load_items(path, problems)
+    name = resolve_format(fmt, items, problems, CONVERTERS, detect_format)
+    records: list[Record] = []
+    for line, item in items:
+        if not check_object(line, item, problems):
+            continue
+        try:
+            records.extend(CONVERTERS[name](item, str(line)))
+        except RecordError as err:
+            problems.record_error(line, err)
+    n_items = len(items) + sum(1 for s in problems.skipped if s.reason in _LINE_LEVEL)
+    return ReadResult(records, problems.skipped, name, n_items, paths=[str(path)])
+
+
+# skips that happen before an item exists (they are not in ``items`` but count as input records)
+_LINE_LEVEL = ("malformed JSON", "not valid UTF-8")
+
+
+def read_many(paths: Iterable[PathLike], fmt: str = "auto", *,
+              skip_invalid: bool = False) -> ReadResult:
+    """Read several files and drop records whose id was already read (first kept, counted in
+    ``duplicates``; ``conflicting`` counts those whose content differs). ExpertQA's four
+    annotated splits are two partitions of one pool, so their (question, system) ids repeat."""
+    seen: dict[str, Record] = {}
+    skipped: list[Skip] = []
+    formats: list[str] = []
+    n_items = duplicates = conflicting = 0
+    names = []
+    for path in paths:
+        part = read_records(path, fmt, skip_invalid=skip_invalid)
+        skipped += part.skipped
+        n_items += part.n_items
+        names.append(str(path))
+        if part.format not in formats:
+            formats.append(part.format)
+        for rec in part.records:
+            if rec.id in seen:
+                duplicates += 1
+                conflicting += seen[rec.id] != rec
+            else:
+                seen[rec.id] = rec
+    return ReadResult(list(seen.values()), skipped, formats[0] if len(formats) == 1 else
+                      "+".join(formats), n_items, duplicates, conflicting, names)

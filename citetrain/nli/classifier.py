@@ -1,0 +1,136 @@
+"""MNLI-style classifier NLI (DeBERTa / RoBERTa / BART-MNLI; DESIGN §3).
+
+The model reads ``(premise, hypothesis)`` as a sentence pair. Probabilities are the softmax over
+the model's own labels (``config.id2label``), found by name, case-insensitively:
+
+* ``prob``    = P(entailment);
+* ``label``   = the arg-max label is entailment (or ``prob >= threshold`` if one is given);
+* ``support`` = (P(entailment), P(neutral), P(contradiction)) read as full / partial / no support,
+  for three-way models; ``None`` for binary ones (entailment / not_entailment).
+
+Long pairs are truncated to ``max_length`` tokens from the longer side (the premise, in practice).
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Mapping, Sequence
+
+from citetrain.errors import CitetrainError
+from citetrain.nli.base import NLIResult, Pair
+from citetrain.nli.hf import (
+    choose_device, choose_dtype, hub_commit, load_pretrained, resolve_source, revision_tag,
+)
+from citetrain.nli.seq2seq import _reject_unknown
+
+DEFAULT_MAX_LENGTH = 512
+ENTAIL = {"entailment", "entail", "entails", "entailed"}
+NEUTRAL = {"neutral"}
+CONTRADICT = {"contradiction", "contradict", "contradicts", "contradictory", "contradicted"}
+NOT_ENTAIL = {"not_entailment", "non_entailment", "not_entail", "non_entail", "not_entailed"}
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[\s\-]+", "_", str(name).strip().lower())
+
+
+def label_indices(id2label: Mapping[Any, str]) -> dict[str, int]:
+    """Indices of ``entailment`` and, where present, ``neutral``, ``contradiction`` and
+    ``not_entailment`` among a model's labels (names matched case-insensitively)."""
+    found: dict[str, int] = {}
+    for idx, name in id2label.items():
+        key = _norm(name)
+        for role, names in (("entailment", ENTAIL), ("neutral", NEUTRAL),
+                            ("contradiction", CONTRADICT), ("not_entailment", NOT_ENTAIL)):
+            if key in names:
+                if role in found:
+                    raise CitetrainError(f"labels {dict(id2label)}: two labels mean {role}")
+                found[role] = int(idx)
+    if "entailment" not in found:
+        names = ", ".join(str(v) for _, v in sorted(id2label.items(), key=lambda kv: int(kv[0])))
+        raise CitetrainError(
+            f"model labels ({names}) include no entailment label; set id2label/label2id in its "
+            "config.json (e.g. entailment / neutral / contradiction)")
+    return found
+
+
+class ClassifierNLI:
+    """Sequence-pair classifier NLI backend (see the module docstring).
+
+    Parameters
+    ----------
+    model : a local model directory or a hub id.
+    revision, device, dtype, trust_remote_code : as for :class:`~citetrain.nli.seq2seq.Seq2SeqNLI`.
+    batch_size : pairs per forward pass.
+    max_length : tokens per pair at most.
+    threshold : decide by ``P(entailment) >= threshold`` instead of the arg-max label.
+    """
+
+    is_baseline = False
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        revision: str | None = None,
+        device: str | None = "auto",
+        dtype: Any = "auto",
+        batch_size: int = 16,
+        max_length: int = DEFAULT_MAX_LENGTH,
+        threshold: float | None = None,
+        trust_remote_code: bool = False,
+        **unused: Any,
+    ) -> None:
+        from transformers import AutoModelForSequenceClassification
+
+        _reject_unknown("classifier", unused)
+        source = resolve_source(model, revision)
+        self.device = choose_device(device)
+        self.dtype = choose_dtype(dtype, self.device)
+        self.model, self.tokenizer = load_pretrained(
+            AutoModelForSequenceClassification, source, device=self.device, dtype=self.dtype,
+            trust_remote_code=trust_remote_code,
+        )
+        try:
+            self.labels = label_indices(self.model.config.id2label)
+        except CitetrainError as exc:
+            raise CitetrainError(f"{model}: {exc}") from None
+        self.three_way = "neutral" in self.labels and "contradiction" in self.labels
+        self.model_id = source.model_id
+        base = source.revision if source.local else (hub_commit(self.model) or source.revision)
+        self.revision = revision_tag(base, max_length=max_length,
+                                     default_max_length=DEFAULT_MAX_LENGTH, threshold=threshold)
+        self.batch_size = int(batch_size)
+        self.max_length = int(max_length)
+        self.threshold = threshold
+
+    def __repr__(self) -> str:
+        return f"ClassifierNLI({self.model_id!r}, revision={self.revision!r}, device={self.device!r})"
+
+    def cost(self, pair: Pair) -> int:
+        """Approximate token count (characters / 4, at most ``max_length``)."""
+        return min(self.max_length, (len(pair[0]) + len(pair[1])) // 4 + 3)
+
+    def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
+        """Softmax over the model's labels for a batch of pairs."""
+        import torch
+
+        if not pairs:
+            return []
+        enc = self.tokenizer(
+            [p for p, _ in pairs], [h for _, h in pairs], padding=True, truncation="longest_first",
+            max_length=self.max_length, return_tensors="pt",
+        )
+        enc = {k: v.to(self.device) for k, v in enc.items()}
+        with torch.inference_mode():
+            probs = torch.softmax(self.model(**enc).logits.float(), dim=-1).cpu()
+        top = probs.argmax(dim=-1).tolist()
+        e = self.labels["entailment"]
+        out = []
+        for row, best in zip(probs.tolist(), top):
+            prob = row[e]
+            label = prob >= self.threshold if self.threshold is not None else best == e
+            support = None
+            if self.three_way:
+                support = (prob, row[self.labels["neutral"]], row[self.labels["contradiction"]])
+            out.append(NLIResult(float(prob), bool(label), support))
+        return out
