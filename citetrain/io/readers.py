@@ -12,14 +12,23 @@ import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any, NoReturn
 
 from citetrain.errors import CitetrainError, InputError
 from citetrain.io.formats import CONVERTERS, RecordError, detect_format
 from citetrain.records import Record
 
 PathLike = str | os.PathLike[str]
+
+
+@dataclass(frozen=True)
+class BadLine:
+    """A JSONL line that could not be decoded or parsed; reported in line order with the rest."""
+
+    reason: str
+    message: str
 
 
 @dataclass(frozen=True)
@@ -44,7 +53,7 @@ def summarize_skips(skipped: list[Skip], n_items: int, noun: str = "records") ->
 
 @dataclass
 class Problems:
-    """Where a reader reports bad input: raised as :class:`InputError`, or kept as a :class:`Skip`."""
+    """Where a reader reports bad input: raised as an :class:`InputError` or kept as a Skip."""
 
     path: str
     skip_invalid: bool = False
@@ -52,12 +61,15 @@ class Problems:
     skipped: list[Skip] = field(default_factory=list)
 
     def report(self, line: int | None, field: str | None, reason: str,
-               message: str | None = None, *, fatal: bool = False) -> None:
-        """Raise for ``line`` (always when ``fatal``), or record a skip when skipping is on."""
-        message = message or reason
-        if self.skip_invalid and not fatal:
-            self.skipped.append(Skip(self.path, line, field, reason, message))
+               message: str | None = None) -> None:
+        """Record a skip when skipping is on; raise an :class:`InputError` otherwise."""
+        if self.skip_invalid:
+            self.skipped.append(Skip(self.path, line, field, reason, message or reason))
             return
+        self.fail(line, field, message or reason)
+
+    def fail(self, line: int | None, field: str | None, message: str) -> NoReturn:
+        """Raise an :class:`InputError` (whole-file problems cannot be skipped around)."""
         if self.json_list and line is not None:
             message = f"{message} (item {line} of the JSON list)"
         raise InputError(self.path, line, field, message)
@@ -78,20 +90,18 @@ def _load_json(data: bytes, problems: Problems) -> list[tuple[int, Any]]:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError as err:
         line, msg = _decode_error(data, err)
-        problems.report(line, None, "not valid UTF-8", f"{msg} (line {line})", fatal=True)
+        problems.fail(line, None, f"{msg} (line {line})")
     try:
         obj = json.loads(text)
     except json.JSONDecodeError as err:
-        problems.report(err.lineno, None, "malformed JSON",
-                        f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}",
-                        fatal=True)
+        problems.fail(err.lineno, None,
+                      f"malformed JSON at line {err.lineno} column {err.colno}: {err.msg}")
     if isinstance(obj, dict) and isinstance(obj.get("data"), list):
         obj = obj["data"]  # ALCE result files: {"args": ..., "data": [...]}
     if not isinstance(obj, list):
         what = "an object without a 'data' list" if isinstance(obj, dict) else type(obj).__name__
-        problems.report(None, None, "not a record file",
-                        f"not a record file: expected a JSON list of records or ALCE's "
-                        f"{{'data': [...]}}, got {what}", fatal=True)
+        problems.fail(None, None, "not a record file: expected a JSON list of records or "
+                      f"ALCE's {{'data': [...]}}, got {what}")
     problems.json_list = True
     return [(i + 1, item) for i, item in enumerate(obj)]
 
@@ -102,22 +112,25 @@ def _load_jsonl(data: bytes, problems: Problems) -> list[tuple[int, Any]]:
         try:
             text = raw.decode("utf-8-sig" if n == 1 else "utf-8")
         except UnicodeDecodeError as err:
-            problems.report(n, None, "not valid UTF-8", _decode_error(raw, err)[1])
+            items.append((n, BadLine("not valid UTF-8", _decode_error(raw, err)[1])))
             continue
         if not text.strip():
             continue
         try:
             items.append((n, json.loads(text)))
         except json.JSONDecodeError as err:
-            problems.report(n, None, "malformed JSON",
-                            f"malformed JSON at column {err.colno}: {err.msg}")
+            items.append((n, BadLine("malformed JSON",
+                                     f"malformed JSON at column {err.colno}: {err.msg}")))
     return items
 
 
 def load_items(path: PathLike, problems: Problems) -> list[tuple[int, Any]]:
-    """The raw JSON items of a file as ``(line or item number, value)``; bad lines go to
-    ``problems``. ``.jsonl`` / ``.ndjson`` are read a line at a time, ``.json`` as one document;
-    other suffixes are sniffed (a leading ``[`` means a JSON document)."""
+    """The raw JSON items of a file as ``(line or item number, value)``.
+
+    ``.jsonl`` / ``.ndjson`` are read a line at a time (a line that does not decode or parse is a
+    :class:`BadLine`, reported in order by :func:`check_object`), ``.json`` as one document;
+    other suffixes are sniffed (a leading ``[`` means a JSON document).
+    """
     p = Path(path)
     try:
         data = p.read_bytes()
@@ -131,13 +144,14 @@ def load_items(path: PathLike, problems: Problems) -> list[tuple[int, Any]]:
     as_json = suffix == ".json" or (
         suffix not in (".jsonl", ".ndjson") and data.lstrip().lstrip(b"\xef\xbb\xbf")[:1] == b"[")
     items = _load_json(data, problems) if as_json else _load_jsonl(data, problems)
-    if not items and not problems.skipped:
+    if not items:
         raise InputError(str(p), None, None, "empty file: no records")
     return items
 
 
 def resolve_format(fmt: str, items: list[tuple[int, Any]], problems: Problems,
-                   known: dict[str, Any], detect: Any) -> str:
+                   known: dict[str, Any],
+                   detect: Callable[[dict[str, Any]], str | None]) -> str:
     """``fmt`` checked against ``known``, or detected from the first object item's keys."""
     if fmt != "auto":
         if fmt not in known:
@@ -147,17 +161,19 @@ def resolve_format(fmt: str, items: list[tuple[int, Any]], problems: Problems,
         if isinstance(item, dict):
             found = detect(item)
             if found is None:
-                problems.report(line, None, "unknown format",
-                                f"cannot tell the format from keys {sorted(item)[:12]}; "
-                                f"pass fmt= one of {', '.join(known)}", fatal=True)
+                problems.fail(line, None, f"cannot tell the format from keys {sorted(item)[:12]}; "
+                                          f"pass fmt= one of {', '.join(known)}")
             return found
     return "unknown"
 
 
 def check_object(line: int, item: Any, problems: Problems) -> bool:
-    """Whether ``item`` is a JSON object; reports it otherwise."""
+    """Whether ``item`` is a JSON object; reports it (or the :class:`BadLine`) otherwise."""
     if isinstance(item, dict):
         return True
+    if isinstance(item, BadLine):
+        problems.report(line, None, item.reason, item.message)
+        return False
     problems.report(line, None, "not a JSON object",
                     f"expected a JSON object, got {type(item).__name__}")
     return False
@@ -200,12 +216,7 @@ def read_records(path: PathLike, fmt: str = "auto", *, skip_invalid: bool = Fals
             records.extend(CONVERTERS[name](item, str(line)))
         except RecordError as err:
             problems.record_error(line, err)
-    n_items = len(items) + sum(1 for s in problems.skipped if s.reason in _LINE_LEVEL)
-    return ReadResult(records, problems.skipped, name, n_items, paths=[str(path)])
-
-
-# skips that happen before an item exists (they are not in ``items`` but count as input records)
-_LINE_LEVEL = ("malformed JSON", "not valid UTF-8")
+    return ReadResult(records, problems.skipped, name, len(items), paths=[str(path)])
 
 
 def read_many(paths: Iterable[PathLike], fmt: str = "auto", *,

@@ -87,7 +87,9 @@ def as_action(value: Action | str) -> Action:
     return Action(text)
 
 
-def edit_actions(citations: Sequence[int], edits: Iterable[tuple[Action | str, int]]) -> list[Action]:
+def edit_actions(
+    citations: Sequence[int], edits: Iterable[tuple[Action | str, int]]
+) -> list[Action]:
     """The statement's full action list ``A``: one entry per original citation, then one per add.
 
     Each original citation starts as keep; a delete turns the first still-kept occurrence of its
@@ -151,8 +153,8 @@ def fit_editdist_weights(
     The frequencies of a statement sum to 1, so the intercept and a common shift of all distances
     are not separately identified. With ``positive=True`` (default) the distances are constrained
     to be ≥ 0 (non-negative least squares on centred data, scikit-learn's
-    ``LinearRegression(positive=True)``); this fixes the shift at the smallest distance = 0, which is
-    what the published weights show (add-evidence = 0.0). With ``positive=False`` ordinary least
+    ``LinearRegression(positive=True)``); this fixes the shift at smallest distance = 0, which
+    is what the published weights show (add-evidence = 0.0). With ``positive=False`` ordinary least
     squares returns the minimum-norm distances; only ``d(a_k) + b`` is then meaningful.
     """
     from sklearn.linear_model import LinearRegression

@@ -8,6 +8,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
@@ -38,9 +39,18 @@ class NLICache:
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
         self.path = Path(path) if path is not None else default_cache_path()
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        with self._connect() as con:
-            con.execute("PRAGMA journal_mode=WAL")
-            con.execute(_SCHEMA)
+        for attempt in range(100):
+            try:
+                with self._connect() as con:
+                    con.execute("PRAGMA journal_mode=WAL")
+                    con.execute(_SCHEMA)
+                break
+            except sqlite3.OperationalError as exc:
+                # switching a new file to WAL does not wait on the busy timeout: another process
+                # creating the same cache at this moment makes it fail at once, so try again
+                if "locked" not in str(exc) or attempt == 99:
+                    raise
+                time.sleep(0.05)
 
     def _connect(self) -> sqlite3.Connection:
         con = sqlite3.connect(self.path, timeout=120)

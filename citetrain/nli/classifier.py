@@ -17,10 +17,7 @@ from typing import Any, Mapping, Sequence
 
 from citetrain.errors import CitetrainError
 from citetrain.nli.base import NLIResult, Pair
-from citetrain.nli.hf import (
-    choose_device, choose_dtype, hub_commit, load_pretrained, resolve_source, revision_tag,
-)
-from citetrain.nli.seq2seq import _reject_unknown
+from citetrain.nli.hf import HFBackend
 
 DEFAULT_MAX_LENGTH = 512
 ENTAIL = {"entailment", "entail", "entails", "entailed"}
@@ -53,62 +50,28 @@ def label_indices(id2label: Mapping[Any, str]) -> dict[str, int]:
     return found
 
 
-class ClassifierNLI:
+class ClassifierNLI(HFBackend):
     """Sequence-pair classifier NLI backend (see the module docstring).
 
-    Parameters
-    ----------
-    model : a local model directory or a hub id.
-    revision, device, dtype, trust_remote_code : as for :class:`~citetrain.nli.seq2seq.Seq2SeqNLI`.
-    batch_size : pairs per forward pass.
-    max_length : tokens per pair at most.
-    threshold : decide by ``P(entailment) >= threshold`` instead of the arg-max label.
+    ``ClassifierNLI(model, revision=None, device="auto", dtype="auto", batch_size=16,
+    max_length=512, threshold=None, trust_remote_code=False)``: ``model`` is a local directory or
+    a hub id; the options are :class:`~citetrain.nli.hf.HFBackend`'s (``max_length`` is also
+    capped at the tokenizer's ``model_max_length``); ``threshold`` decides by
+    ``P(entailment) >= threshold`` instead of the arg-max label.
     """
 
-    is_baseline = False
+    kind = "classifier"
+    auto_class = "AutoModelForSequenceClassification"
+    default_max_length = DEFAULT_MAX_LENGTH
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        revision: str | None = None,
-        device: str | None = "auto",
-        dtype: Any = "auto",
-        batch_size: int = 16,
-        max_length: int = DEFAULT_MAX_LENGTH,
-        threshold: float | None = None,
-        trust_remote_code: bool = False,
-        **unused: Any,
-    ) -> None:
-        from transformers import AutoModelForSequenceClassification
-
-        _reject_unknown("classifier", unused)
-        source = resolve_source(model, revision)
-        self.device = choose_device(device)
-        self.dtype = choose_dtype(dtype, self.device)
-        self.model, self.tokenizer = load_pretrained(
-            AutoModelForSequenceClassification, source, device=self.device, dtype=self.dtype,
-            trust_remote_code=trust_remote_code,
-        )
+    def _setup(self, model: str) -> None:
         try:
             self.labels = label_indices(self.model.config.id2label)
         except CitetrainError as exc:
             raise CitetrainError(f"{model}: {exc}") from None
         self.three_way = "neutral" in self.labels and "contradiction" in self.labels
-        self.model_id = source.model_id
-        base = source.revision if source.local else (hub_commit(self.model) or source.revision)
-        self.revision = revision_tag(base, max_length=max_length,
-                                     default_max_length=DEFAULT_MAX_LENGTH, threshold=threshold)
-        self.batch_size = int(batch_size)
-        self.max_length = int(max_length)
-        self.threshold = threshold
-
-    def __repr__(self) -> str:
-        return f"ClassifierNLI({self.model_id!r}, revision={self.revision!r}, device={self.device!r})"
-
-    def cost(self, pair: Pair) -> int:
-        """Approximate token count (characters / 4, at most ``max_length``)."""
-        return min(self.max_length, (len(pair[0]) + len(pair[1])) // 4 + 3)
+        limit = getattr(self.tokenizer, "model_max_length", None) or self.max_length
+        self.max_length = int(min(self.max_length, limit))  # never past the model's positions
 
     def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
         """Softmax over the model's labels for a batch of pairs."""

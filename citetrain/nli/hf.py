@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from citetrain.errors import CitetrainError
+from citetrain.nli.base import Pair
 
 _CHUNK = 1 << 20  # 1 MiB read from each end of a file for the fingerprint
 _COMMIT = re.compile(r"^[0-9a-f]{40}$")
@@ -64,7 +65,9 @@ def fingerprint(directory: str | os.PathLike[str]) -> str:
     return "local-" + digest.hexdigest()[:16]
 
 
-def snapshot_commit(repo_id: str, revision: str | None = None) -> str | None:
+def snapshot_commit(
+    repo_id: str, revision: str | None = None, cache_dir: str | os.PathLike[str] | None = None
+) -> str | None:
     """The commit hash of a hub model's snapshot in the local cache, or ``None``."""
     if revision and _COMMIT.match(revision):
         return revision
@@ -73,7 +76,8 @@ def snapshot_commit(repo_id: str, revision: str | None = None) -> str | None:
     except ImportError:  # pragma: no cover - installed with transformers
         return None
     try:
-        found = try_to_load_from_cache(repo_id, "config.json", revision=revision or "main")
+        found = try_to_load_from_cache(repo_id, "config.json", cache_dir=cache_dir,
+                                       revision=revision or "main")
     except Exception:  # malformed ids and the like: nothing to resolve offline
         return None
     if not isinstance(found, str):
@@ -166,3 +170,71 @@ def revision_tag(base: str, *, max_length: int, default_max_length: int,
     if threshold is not None:
         tag += f"+t{threshold:g}"
     return tag
+
+
+def reject_unknown(kind: str, unused: dict[str, Any]) -> None:
+    """Options meant for another backend are an error, not silently ignored."""
+    if unused:
+        raise CitetrainError(f"{kind} NLI: unknown option(s) {', '.join(sorted(unused))}")
+
+
+class HFBackend:
+    """What the Hugging Face backends share: options, loading, cache identity, ``cost``.
+
+    Subclasses set ``kind`` and ``auto_class`` (a ``transformers`` Auto class name) and finish
+    their set-up in ``_setup``. Options: ``revision`` (hub only), ``device`` (``"auto"``: CUDA when
+    available), ``dtype`` (``"auto"``: bf16 on CUDA with bf16, else fp32), ``batch_size``,
+    ``max_length`` (input tokens), ``threshold`` (decide by ``prob >= threshold``),
+    ``trust_remote_code`` (off unless asked for). Unknown options are an error.
+    """
+
+    is_baseline = False
+    kind = "hf"
+    auto_class = "AutoModel"
+    default_max_length = 512
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        revision: str | None = None,
+        device: str | None = "auto",
+        dtype: Any = "auto",
+        batch_size: int = 16,
+        max_length: int | None = None,
+        threshold: float | None = None,
+        trust_remote_code: bool = False,
+        **unused: Any,
+    ) -> None:
+        import transformers
+
+        reject_unknown(self.kind, unused)
+        max_length = self.default_max_length if max_length is None else int(max_length)
+        if max_length < 8:
+            raise CitetrainError(f"{self.kind} NLI: max_length must be at least 8, got {max_length}")
+        source = resolve_source(model, revision)
+        self.device = choose_device(device)
+        self.dtype = choose_dtype(dtype, self.device)
+        self.model, self.tokenizer = load_pretrained(
+            getattr(transformers, self.auto_class), source, device=self.device, dtype=self.dtype,
+            trust_remote_code=trust_remote_code,
+        )
+        base = source.revision if source.local else (hub_commit(self.model) or source.revision)
+        self.model_id = source.model_id
+        self.revision = revision_tag(base, max_length=max_length,
+                                     default_max_length=self.default_max_length, threshold=threshold)
+        self.batch_size = int(batch_size)
+        self.max_length = max_length
+        self.threshold = threshold
+        self._setup(str(model))
+
+    def _setup(self, model: str) -> None:
+        """Model-specific checks after loading (a hook for subclasses)."""
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}({self.model_id!r}, revision={self.revision!r}, "
+                f"device={self.device!r})")
+
+    def cost(self, pair: Pair) -> int:
+        """Approximate token count (characters / 4 plus the template, at most ``max_length``)."""
+        return min(self.max_length, (len(pair[0]) + len(pair[1])) // 4 + 8)

@@ -14,13 +14,11 @@ the same numbers as one pair at a time.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Sequence
 
 from citetrain.errors import CitetrainError
 from citetrain.nli.base import NLIResult, Pair
-from citetrain.nli.hf import (
-    choose_device, choose_dtype, hub_commit, load_pretrained, resolve_source, revision_tag,
-)
+from citetrain.nli.hf import HFBackend
 
 DEFAULT_MAX_LENGTH = 512
 PREMISE = "premise: "
@@ -56,51 +54,27 @@ def truncate_premise(
     return lead + keep_prem + keep_hyp + tail
 
 
-class Seq2SeqNLI:
+class Seq2SeqNLI(HFBackend):
     """TRUE-style seq2seq NLI backend (e.g. ``google/t5_xxl_true_nli_mixture`` or a local T5).
 
-    Parameters
-    ----------
-    model : a local model directory or a hub id.
-    revision : hub revision (branch, tag or commit); ignored for local directories.
-    device : ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda:1"`` ...
-    dtype : ``"auto"`` (bf16 on CUDA with bf16, else fp32), ``"fp32"``, ``"bf16"``, ``"fp16"``.
-    batch_size : pairs per forward pass.
-    max_length : input tokens at most (the premise is truncated).
-    threshold : decide by ``prob >= threshold`` instead of the arg-max token.
-    trust_remote_code : passed to ``from_pretrained``; off unless asked for.
+    ``Seq2SeqNLI(model, revision=None, device="auto", dtype="auto", batch_size=16,
+    max_length=512, threshold=None, trust_remote_code=False)``: ``model`` is a local directory or
+    a hub id; the options are :class:`~citetrain.nli.hf.HFBackend`'s. ``max_length`` truncates the
+    premise; ``threshold`` decides by ``prob >= threshold`` instead of the arg-max token.
     """
 
-    is_baseline = False
+    kind = "seq2seq"
+    auto_class = "AutoModelForSeq2SeqLM"
+    default_max_length = DEFAULT_MAX_LENGTH
 
-    def __init__(
-        self,
-        model: str,
-        *,
-        revision: str | None = None,
-        device: str | None = "auto",
-        dtype: Any = "auto",
-        batch_size: int = 16,
-        max_length: int = DEFAULT_MAX_LENGTH,
-        threshold: float | None = None,
-        trust_remote_code: bool = False,
-        **unused: Any,
-    ) -> None:
-        from transformers import AutoModelForSeq2SeqLM
-
-        _reject_unknown("seq2seq", unused)
-        if max_length < 8:
-            raise CitetrainError(f"seq2seq NLI: max_length must be at least 8, got {max_length}")
-        source = resolve_source(model, revision)
-        self.device = choose_device(device)
-        self.dtype = choose_dtype(dtype, self.device)
-        self.model, self.tokenizer = load_pretrained(
-            AutoModelForSeq2SeqLM, source, device=self.device, dtype=self.dtype,
-            trust_remote_code=trust_remote_code,
-        )
+    def _setup(self, model: str) -> None:
         if not getattr(self.tokenizer, "is_fast", False):
             raise CitetrainError(f"{model}: seq2seq NLI needs a fast tokenizer (tokenizer.json)")
-        self.one_id = self._one_token()
+        ids = self.tokenizer("1", add_special_tokens=False)["input_ids"]
+        if len(ids) != 1 or ids[0] == self.tokenizer.unk_token_id:
+            raise CitetrainError(f"{model}: '1' is not a single vocabulary token ({ids}); "
+                                 "not a TRUE-style model")
+        self.one_id = int(ids[0])
         start = self.model.config.decoder_start_token_id
         if start is None:
             start = self.model.config.pad_token_id
@@ -108,28 +82,6 @@ class Seq2SeqNLI:
             raise CitetrainError(f"{model}: config has no decoder_start_token_id")
         self.decoder_start = int(start)
         self.pad_id = self.tokenizer.pad_token_id if self.tokenizer.pad_token_id is not None else 0
-        self.model_id = source.model_id
-        base = source.revision if source.local else (hub_commit(self.model) or source.revision)
-        self.revision = revision_tag(base, max_length=max_length,
-                                     default_max_length=DEFAULT_MAX_LENGTH, threshold=threshold)
-        self.batch_size = int(batch_size)
-        self.max_length = int(max_length)
-        self.threshold = threshold
-
-    def _one_token(self) -> int:
-        """The id of the single token that encodes ``"1"``."""
-        ids = self.tokenizer("1", add_special_tokens=False)["input_ids"]
-        if len(ids) != 1 or ids[0] == self.tokenizer.unk_token_id:
-            raise CitetrainError(f"{self.tokenizer.name_or_path}: '1' is not a single vocabulary "
-                                 f"token ({ids}); not a TRUE-style model")
-        return int(ids[0])
-
-    def __repr__(self) -> str:
-        return f"Seq2SeqNLI({self.model_id!r}, revision={self.revision!r}, device={self.device!r})"
-
-    def cost(self, pair: Pair) -> int:
-        """Approximate token count (characters / 4, at most ``max_length``)."""
-        return min(self.max_length, (len(pair[0]) + len(pair[1]) + 22) // 4)
 
     def encode(self, pairs: Sequence[Pair]) -> list[list[int]]:
         """Token ids per pair, premise-truncated to ``max_length``."""
@@ -168,8 +120,3 @@ class Seq2SeqNLI:
             for p, t in zip(probs, top)
         ]
 
-
-def _reject_unknown(kind: str, unused: dict[str, Any]) -> None:
-    """Options meant for another backend are an error, not silently ignored."""
-    if unused:
-        raise CitetrainError(f"{kind} NLI: unknown option(s) {', '.join(sorted(unused))}")

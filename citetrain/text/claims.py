@@ -19,7 +19,8 @@ appendix C. Each citation group of a sentence gets the part of the sentence it s
    LCA's children whose subtrees hold *i* / *j*:
 
    * LCA = i: remove T_j.
-   * LCA = j: replace j's subtree by T_i (j's place now holds only i's branch).
+   * LCA = j: replace j's subtree by T_i (j's place now holds only i's branch, with no relation
+     label, as in the authors' parser; when j has become the root, T_i becomes the root).
    * otherwise, with T_c the LCA's children between T_i and T_j that are ``cc`` or a comma, and
      "intro(T)" meaning: the LCA is the current root, T hangs on it by ``prep`` / ``advcl`` and T holds
      the sentence's first word (an introductory phrase or clause):
@@ -57,6 +58,7 @@ PARSE_FAILED = "parse_failed"
 FALLBACKS = (TOO_LONG, SINGLE_GROUP, ROOT_CITED, PARSE_FAILED)
 
 _DROP = re.compile(r"[^\w\s,]")
+_WORDY = re.compile(r"\w")
 _COORD = ("cc",)
 _INTRO = ("prep", "advcl")
 
@@ -121,12 +123,14 @@ def _plan(sentence: str, max_words: int) -> _Plan:
     words = st.text.split()
     kept: list[str] = []
     to_kept: list[int | None] = []  # original word index -> index among kept words
+    wordy: list[bool] = []  # whether the cleaned word has a word character (not just a comma)
     for w in words:
         c = _DROP.sub("", w)
         to_kept.append(len(kept) if c else None)
+        wordy.append(bool(_WORDY.search(c)))
         if c:
             kept.append(c)
-    if not kept:
+    if not any(wordy):
         plan.fallback = PARSE_FAILED
         return plan
     pos = 0
@@ -136,9 +140,9 @@ def _plan(sentence: str, max_words: int) -> _Plan:
     plan.cleaned = " ".join(kept)
     for g in st.groups:
         w = min(max(g.word_index - 1, 0), len(words) - 1)
-        # a word emptied by cleaning ("&", "-") hands its group to the nearest kept word before it
-        before = [to_kept[k] for k in range(w, -1, -1) if to_kept[k] is not None]
-        after = [to_kept[k] for k in range(w, len(words)) if to_kept[k] is not None]
+        # a word emptied by cleaning ("&", "-", ",") hands its group to the nearest word before it
+        before = [to_kept[k] for k in range(w, -1, -1) if wordy[k]]
+        after = [to_kept[k] for k in range(w, len(words)) if wordy[k]]
         plan.group_word.append((before or after)[0])
     if len(set(plan.group_word)) < 2:
         plan.fallback = SINGLE_GROUP
@@ -269,7 +273,8 @@ def _claims_from_doc(plan: _Plan, doc) -> ClaimParse:
             if j != i:
                 _step(t, i, j, text)
         claim_of[i] = _render(doc, t.nodes())
-    claims = tuple(Claim(claim_of[n], g.ids, (k,)) for k, (n, g) in enumerate(zip(node_of, st.groups)))
+    claims = tuple(Claim(claim_of[n], g.ids, (k,))
+                   for k, (n, g) in enumerate(zip(node_of, st.groups)))
     return ClaimParse(st, claims, None, plan.cleaned)
 
 

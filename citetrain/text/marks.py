@@ -52,6 +52,11 @@ class Statement:
         return len(self.text.split())
 
 
+def _tidy(text: str) -> str:
+    """No space before punctuation, single spaces, stripped: the clean text's form."""
+    return re.sub(r"\s+", " ", re.sub(r"[ \t]+([.,;:!?])", r"\1", text)).strip()
+
+
 def parse_marks(sentence: str) -> Statement:
     """Split a sentence into clean text and citation groups (general parser)."""
     clean: list[str] = []
@@ -61,15 +66,15 @@ def parse_marks(sentence: str) -> Statement:
         clean.append(sentence[pos : m.start()])
         prefix = "".join(clean)
         ids = tuple(int(x) for g in MARK.findall(m.group(0)) for x in re.split(r"\s*[,;]\s*", g))
-        groups.append(CitationGroup(len(prefix.split()), len(prefix.rstrip()), ids))
+        tidy = _tidy(prefix)
+        groups.append(CitationGroup(len(tidy.split()), len(tidy), ids))
         after = sentence[m.end() : m.end() + 1]
         # keep one space between words that the mark separated, none before punctuation
         if prefix and not prefix[-1].isspace() and after and after.isalnum():
             clean.append(" ")
         pos = m.end()
     clean.append(sentence[pos:])
-    text = re.sub(r"[ \t]+([.,;:!?])", r"\1", "".join(clean))
-    text = re.sub(r"\s+", " ", text).strip()
+    text = _tidy("".join(clean))
     cites = tuple(i for g in groups for i in g.ids)
     return Statement(text=text, citations=cites, groups=tuple(groups), raw=sentence)
 

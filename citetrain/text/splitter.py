@@ -11,6 +11,7 @@ from typing import Callable
 
 _MARKS = re.compile(r"\[[\d,;\s]*\]")
 _WORD = re.compile(r"\w")
+_END = re.compile(r"[.!?…][\"'”’)]*$")
 
 
 @lru_cache(maxsize=1)
@@ -31,8 +32,13 @@ def _spacy_split(text: str) -> list[str]:
     spans = [(s.start_char, s.end_char) for s in doc.sents if s.text.strip()]
     merged: list[list[int]] = []
     for start, end in spans:
-        # spaCy may cut "... glass [1]." after "glass": a piece without words joins the one before
-        if merged and not _WORD.search(_MARKS.sub("", text[start:end])):
+        # spaCy may cut "... glass [1]." after "glass": a piece without words joins the one before;
+        # it also cuts "made in 2016 [1] and sold ..." before "[1]": a piece opening with a mark
+        # joins the one before unless that one ends a sentence (".", "!", "?")
+        piece = text[start:end]
+        prev = _MARKS.sub("", text[merged[-1][0]:merged[-1][1]]).rstrip() if merged else ""
+        if merged and (not _WORD.search(_MARKS.sub("", piece))
+                       or (_MARKS.match(piece) and not _END.search(prev))):
             merged[-1][1] = end
         else:
             merged.append([start, end])

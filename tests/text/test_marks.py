@@ -37,3 +37,10 @@ def test_leading_marks_attach_at_word_zero_and_no_marks():
 def test_remove_and_render():
     assert remove_marks("A [1] b [2][3].") == "A b."
     assert render_marks((1, 3)) == "[1][3]"
+
+
+def test_word_index_counts_words_of_the_clean_text():
+    # "Paris ," becomes "Paris," in the clean text: the mark follows 1 word, not 2
+    st = parse_marks("Paris , [1] is nice [2].")
+    assert st.text == "Paris, is nice."
+    assert [g.word_index for g in st.groups] == [1, 3]

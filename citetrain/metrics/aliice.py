@@ -1,0 +1,180 @@
+"""ALiiCE positional citation recall, precision and CVCP (Xu et al., "ALiiCE: Evaluating Positional
+Fine-grained Citation Generation", NAACL 2025, section 3.3; DESIGN §4).
+
+Each sentence of a response (first line only, as ALCE) is split into atomic claims, one per citation
+group (:mod:`citetrain.text.claims`, Algorithm 1 + appendix C; sentence-level fallback for long
+sentences, a cited root, a single group). For a claim ``A_i`` with cited ids ``C_i`` (the first
+``at_most_citations`` kept):
+
+* recall_i = φ(concat(C_i), A_i) (eq. 1) — 0 when any id of ``C_i`` is out of range;
+* precision, as ALCE's on the claim: when concat(C_i) entails ``A_i`` and |C_i| > 1, citation ``c``
+  is *irrelevant* iff φ(c, A_i) = 0 and φ(concat(C_i minus c), A_i) = 1, else correct; a single
+  citation is correct iff it entails; when the joint premise fails every citation scores 0;
+  out-of-range claims add no citations to the count.
+* a sentence without marks is one unit with recall 0 and no citations (ALCE's rule, DESIGN §4).
+
+Per record: recall = mean over claims and uncited sentences, precision = correct / counted
+citations (0 if none). Dataset: ``aliice_rec`` / ``aliice_prec`` = 100 × mean over records (records
+with an empty output are skipped), ``aliice_f1`` = F1 of the two.
+
+CVCP (eq. 2-4): for a sentence with marks, the normalised position of each citation group is
+``p = word_index / n_words`` (words before the group over words of the mark-free sentence); the
+sentence's value is σ/μ of its positions (population σ; 0 when μ = 0, which only happens when every
+group opens the sentence); a record's CVCP is the mean over its sentences with marks, and ``cvcp``
+is the mean over records that have one (not a percentage, as in the paper's tables). With
+``cvcp_per_mark=True`` each id of a group counts as one position, as eq. 2's "citation marks".
+
+The NLI queries are asked in three rounds across all records (joint premises, single docs,
+leave-one-out premises), the rounds of :mod:`citetrain.metrics.alce` run on the claims.
+
+Differences from the authors' ``eval.py``: there, uncited sentences are left out of the recall
+denominator and CVCP pools character positions over the whole dataset; here DESIGN §4 and eq. 2-4.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from typing import Sequence
+
+import numpy as np
+
+from citetrain.metrics.alce import (
+    NO_MARKS, OUT_OF_RANGE, _correct, _run_rounds, _Sentence, check_at_most_citations,
+)
+from citetrain.metrics.base import MetricResult, f1, mean
+from citetrain.nli.engine import NLIEngine
+from citetrain.records import Record
+from citetrain.text.claims import ClaimParse, atomic_claims_many
+from citetrain.text.marks import Statement
+from citetrain.text.splitter import splitter_name
+from citetrain.text.statements import sentences
+
+
+def sentence_cvcp(statement: Statement, per_mark: bool = False) -> float | None:
+    """σ/μ of a sentence's normalised citation positions (eq. 2-3); ``None`` without marks/words."""
+    n = statement.n_words
+    if not statement.groups or n == 0:
+        return None
+    reps = [len(g.ids) if per_mark else 1 for g in statement.groups]
+    p = np.repeat([g.word_index / n for g in statement.groups], reps)
+    mu = float(p.mean())
+    return float(p.std(ddof=0)) / mu if mu > 0 else 0.0
+
+
+def _units(rid: str, index: int, parse: ClaimParse, record: Record,
+           at_most_citations: int | None) -> list[_Sentence]:
+    """The sentence's scoring units: one per claim, or one uncited unit."""
+    st = parse.statement
+    if not parse.claims:
+        return [_Sentence(rid, index, st.raw, st.text, record.docs, [], [], NO_MARKS)]
+    out = []
+    for claim in parse.claims:
+        ids = list(claim.ids)
+        if any(not 1 <= i <= len(record.docs) for i in ids):
+            flag, ref = OUT_OF_RANGE, []
+        else:
+            flag, ref = None, ids[:at_most_citations] if at_most_citations is not None else ids
+        out.append(_Sentence(rid, index, st.raw, claim.text, record.docs, ids, ref, flag,
+                             single=[None] * len(ref), loo=[None] * len(ref)))
+    return out
+
+
+def aliice(
+    records: Sequence[Record],
+    engine: NLIEngine,
+    *,
+    at_most_citations: int | None = 3,
+    max_words: int = 50,
+    cvcp_per_mark: bool = False,
+    nlp=None,
+) -> MetricResult:
+    """ALiiCE positional citation recall / precision / F1 and CVCP (formulas: module docstring).
+
+    Parameters
+    ----------
+    records : records with ``docs`` and an ``output`` carrying ``[k]`` marks (1-based).
+    engine : the NLI engine (the paper used ``google/t5_xxl_true_nli_mixture``).
+    at_most_citations : keep the first this many ids of each claim; ``None`` keeps all.
+    max_words : sentences longer than this (marks removed) are scored at sentence level (paper: 50).
+    cvcp_per_mark : count each id as one position in CVCP instead of each group.
+    nlp : spaCy pipeline with a parser (default :func:`~citetrain.text.spacy_model.load_spacy`).
+
+    Returns
+    -------
+    MetricResult named ``"aliice"`` with scores ``aliice_rec``, ``aliice_prec``, ``aliice_f1``
+    (percentages) and ``cvcp``; a row per scored record and per sentence (with its claims); the
+    spaCy model and fallback counts in ``info``.
+    """
+    check_at_most_citations(at_most_citations)
+    if nlp is None:
+        from citetrain.text.spacy_model import load_spacy
+
+        nlp = load_spacy()
+    kept: list[tuple[Record, list[str]]] = []
+    skipped: list[str] = []
+    for rec in records:
+        sents = sentences(rec.output)
+        if sents:
+            kept.append((rec, sents))
+        else:
+            skipped.append(rec.id)
+    parses = atomic_claims_many([s for _, sents in kept for s in sents], nlp=nlp,
+                                max_words=max_words)
+
+    per_doc: list[tuple[Record, list[ClaimParse], list[list[_Sentence]]]] = []
+    pos = 0
+    for rec, sents in kept:
+        ps = parses[pos: pos + len(sents)]
+        pos += len(sents)
+        per_doc.append((rec, ps, [_units(rec.id, k, p, rec, at_most_citations)
+                                  for k, p in enumerate(ps)]))
+    flat = [u for _, _, units in per_doc for us in units for u in us]
+    _run_rounds(flat, engine)
+
+    per_record, per_statement = [], []
+    for rec, ps, units in per_doc:
+        us = [u for group in units for u in group]
+        counted = sum(len(u.ref) for u in us)
+        cvs = [c for c in (sentence_cvcp(p.statement, cvcp_per_mark) for p in ps) if c is not None]
+        per_record.append({
+            "id": rec.id,
+            "aliice_rec": mean([float(u.joint) for u in us]),
+            "aliice_prec": sum(_correct(u) for u in us) / counted if counted else 0.0,
+            "cvcp": mean(cvs) if cvs else None,
+        })
+        for k, (p, group) in enumerate(zip(ps, units)):
+            per_statement.append({
+                "id": rec.id, "statement": k, "sentence": p.sentence, "fallback": p.fallback,
+                "cvcp": sentence_cvcp(p.statement, cvcp_per_mark),
+                "claims": [{"claim": u.hypothesis, "citations": list(u.ref), "recall": int(u.joint),
+                            "correct_citations": _correct(u), "counted_citations": len(u.ref),
+                            "flag": u.flag} for u in group],
+            })
+    rec_mean = 100 * mean([r["aliice_rec"] for r in per_record])
+    prec_mean = 100 * mean([r["aliice_prec"] for r in per_record])
+    cvcps = [r["cvcp"] for r in per_record if r["cvcp"] is not None]
+    cited = [p for _, ps, _ in per_doc for p in ps if p.claims]
+    info = {
+        "at_most_citations": at_most_citations,
+        "max_words": max_words,
+        "cvcp_unit": "mark" if cvcp_per_mark else "group",
+        "nli": engine.name,
+        "splitter": splitter_name(),
+        "spacy_model": f"{nlp.meta['lang']}_{nlp.meta['name']}=={nlp.meta['version']}",
+        "records": len(per_doc),
+        "skipped_empty_output": len(skipped),
+        "skipped_ids": skipped,
+        "sent_total": sum(len(ps) for _, ps, _ in per_doc),
+        "sent_no_marks": sum(u.flag == NO_MARKS for u in flat),
+        "sent_cited": len(cited),
+        "sent_split": sum(p.fallback is None for p in cited),
+        "fallbacks": dict(Counter(p.fallback for p in cited if p.fallback is not None)),
+        "claims": sum(u.flag != NO_MARKS for u in flat),
+        "claims_out_of_range": sum(u.flag == OUT_OF_RANGE for u in flat),
+        "cvcp_records": len(cvcps),
+    }
+    return MetricResult(
+        name="aliice",
+        scores={"aliice_rec": rec_mean, "aliice_prec": prec_mean,
+                "aliice_f1": f1(prec_mean, rec_mean), "cvcp": mean(cvcps)},
+        per_record=per_record, per_statement=per_statement, info=info,
+    )

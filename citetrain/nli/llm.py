@@ -1,0 +1,201 @@
+"""LLM judge NLI over an OpenAI-compatible chat endpoint (vLLM, TGI, OpenAI; DESIGN §3).
+
+The prompt is AttrScore's (Yue et al. 2023, "Automatic Evaluation of Attribution by Large Language
+Models"): is the claim *Attributable* to the reference, *Extrapolatory* (not inferable from it) or
+*Contradictory*? ``label`` = the answer is Attributable; ``prob`` = 1.0 / 0.0, or, when
+``logprobs=True`` and the server returns them, the probability mass of first tokens that begin
+"Attributable". ``support`` = full / no for Attributable / the others (AttrScore has no partial).
+
+Only the standard library is used (``urllib.request``). The API key is read from an environment
+variable (``OPENAI_API_KEY`` by default) at request time; it is never stored on the object, logged,
+or put into an error message. Requests are retried with exponential backoff on 429, 5xx and
+connection errors; 401/403 fail at once.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import time
+import urllib.error
+import urllib.request
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Sequence
+
+from citetrain.errors import CitetrainError
+from citetrain.nli.base import NLIResult, Pair
+from citetrain.nli.hf import reject_unknown
+
+ATTRSCORE_PROMPT = (
+    "As an Attribution Validator, your task is to verify whether a given reference can support "
+    "the given claim. A claim can be either a plain sentence or a question followed by its answer. "
+    "Specifically, your response should clearly indicate the relationship: Attributable, "
+    "Contradictory or Extrapolatory. A contradictory error occurs when you can infer that the "
+    "answer contradicts the fact presented in the context, while an extrapolatory error means that "
+    "you cannot infer the correctness of the answer based on the information provided in the "
+    "context.\n\nClaim: {claim}\nReference: {reference}"
+)
+VERDICTS = ("attributable", "extrapolatory", "contradictory")
+_NEGATED = re.compile(r"\b(?:not|non|un)[\s\-]?attributable\b", re.IGNORECASE)
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+
+
+def parse_verdict(answer: str) -> str | None:
+    """The first of Attributable / Extrapolatory / Contradictory named in ``answer`` (lower case);
+    "not attributable" reads as extrapolatory; ``None`` when none is named."""
+    text = _NEGATED.sub("extrapolatory", answer.lower())
+    hits = [(text.find(v), v) for v in VERDICTS if v in text]
+    return min(hits)[1] if hits else None
+
+
+def _attributable_mass(logprobs: Any) -> float | None:
+    """P(first token starts "Attributable") from an OpenAI-style ``logprobs`` block, if present."""
+    try:
+        first = logprobs["content"][0]
+        tops = first.get("top_logprobs") or [first]
+        mass = 0.0
+        for item in tops:
+            tok = str(item["token"]).strip().lower()
+            if tok and "attributable".startswith(tok):
+                mass += math.exp(float(item["logprob"]))
+        return min(mass, 1.0)
+    except (KeyError, IndexError, TypeError, ValueError):
+        return None
+
+
+class LLMNLI:
+    """AttrScore-style LLM judge (see the module docstring).
+
+    Parameters
+    ----------
+    model : the model name the endpoint serves.
+    base_url : endpoint root ending in ``/v1``; default ``$OPENAI_BASE_URL`` or OpenAI's.
+    api_key_env : the environment variable holding the key (unset: no Authorization header).
+    batch_size : pairs per engine batch; ``concurrency`` requests run at once within a batch.
+    tries : attempts per request; waits ``retry_delay * 2**i`` seconds between them.
+    timeout : seconds per request. ``max_tokens``, ``temperature``: generation settings.
+    logprobs : ask for first-token log-probabilities and use them as ``prob``.
+    """
+
+    is_baseline = False
+
+    def __init__(
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        batch_size: int = 16,
+        concurrency: int = 4,
+        tries: int = 5,
+        retry_delay: float = 1.0,
+        timeout: float = 60.0,
+        max_tokens: int = 16,
+        temperature: float = 0.0,
+        logprobs: bool = False,
+        prompt: str = ATTRSCORE_PROMPT,
+        **unused: Any,
+    ) -> None:
+        reject_unknown("llm", unused)
+        if tries < 1:
+            raise CitetrainError(f"llm NLI: tries must be at least 1, got {tries}")
+        if "{claim}" not in prompt or "{reference}" not in prompt:
+            raise CitetrainError("llm NLI: the prompt must contain {claim} and {reference}")
+        self.model_id = model
+        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.api_key_env = api_key_env
+        self.batch_size = int(batch_size)
+        self.concurrency = max(1, int(concurrency))
+        self.tries = int(tries)
+        self.retry_delay = float(retry_delay)
+        self.timeout = float(timeout)
+        self.max_tokens = int(max_tokens)
+        self.temperature = float(temperature)
+        self.logprobs = bool(logprobs)
+        self.prompt = prompt
+        blob = json.dumps([prompt, model, temperature, max_tokens, logprobs])
+        self.revision = "prompt-" + hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def __repr__(self) -> str:
+        return f"LLMNLI({self.model_id!r}, base_url={self.base_url!r}, key from ${self.api_key_env})"
+
+    def cost(self, pair: Pair) -> int:
+        """Approximate token count (characters / 4)."""
+        return (len(pair[0]) + len(pair[1])) // 4
+
+    def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
+        """One chat request per pair, ``concurrency`` at a time, answers in order."""
+        if len(pairs) <= 1 or self.concurrency == 1:
+            return [self._judge(p) for p in pairs]
+        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(pairs))) as pool:
+            return list(pool.map(self._judge, pairs))
+
+    def _judge(self, pair: Pair) -> NLIResult:
+        premise, hypothesis = pair
+        body: dict[str, Any] = {
+            "model": self.model_id,
+            "messages": [{"role": "user", "content": self.prompt.format(
+                claim=hypothesis, reference=premise)}],
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+        if self.logprobs:
+            body.update(logprobs=True, top_logprobs=5)
+        reply = self._post("/chat/completions", body)
+        try:
+            choice = reply["choices"][0]
+            answer = choice["message"]["content"] or ""
+        except (KeyError, IndexError, TypeError):
+            raise CitetrainError(
+                f"{self.base_url}: unexpected reply (no choices[0].message.content)") from None
+        verdict = parse_verdict(answer)
+        label = verdict == "attributable"
+        prob = _attributable_mass(choice.get("logprobs")) if self.logprobs else None
+        if prob is None:
+            prob = 1.0 if label else 0.0
+        return NLIResult(prob, label, (1.0, 0.0, 0.0) if label else (0.0, 0.0, 1.0))
+
+    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
+        """POST JSON with retries; every failure becomes one clean line without the key."""
+        url = self.base_url + path
+        data = json.dumps(body).encode("utf-8")
+        key = os.environ.get(self.api_key_env, "")
+        headers = {"Content-Type": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        last = ""
+        for attempt in range(self.tries):
+            if attempt:
+                time.sleep(self.retry_delay * 2 ** (attempt - 1))
+            request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+            try:
+                with urllib.request.urlopen(request, timeout=self.timeout) as resp:
+                    payload = resp.read()
+                return json.loads(payload.decode("utf-8"))
+            except urllib.error.HTTPError as exc:
+                status = exc.code
+                if status in (401, 403):
+                    raise CitetrainError(
+                        f"{self.base_url} refused the API key (HTTP {status}); "
+                        f"check ${self.api_key_env}") from None
+                if status == 429 or status >= 500:
+                    last = f"HTTP {status}"
+                    continue
+                detail = _clean(exc.read().decode("utf-8", "replace"), key)
+                raise CitetrainError(f"{url}: HTTP {status}: {detail}") from None
+            except urllib.error.URLError as exc:
+                reason = exc.reason
+                last = getattr(reason, "strerror", None) or str(reason)
+            except (ConnectionError, TimeoutError) as exc:
+                last = getattr(exc, "strerror", None) or type(exc).__name__
+            except json.JSONDecodeError:
+                raise CitetrainError(f"{url}: the reply is not JSON") from None
+        raise CitetrainError(f"cannot reach {self.base_url} after {self.tries} tries: {_clean(last, key)}")
+
+
+def _clean(text: str, key: str) -> str:
+    """One line, at most 200 characters, with the key masked should a server echo it."""
+    line = " ".join(text.split())[:200]
+    return line.replace(key, "***") if key else line

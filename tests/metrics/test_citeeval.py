@@ -1,0 +1,193 @@
+"""CiteEval with the NLI silver judge and from parsed ITERCOE outputs, against hand-computed values.
+
+TableNLI entails a hypothesis iff the premise contains every phrase of one listed set. Doc texts
+are distinct phrases; weights are the published ones (keep 1.0030, delete-misleading 0.0694,
+add-evidence 0.0, add-credibility 0.4340, intercept -0.0109).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citetrain.metrics.citeeval import citeeval, citeeval_from_judgements, silver_edits
+from citetrain.metrics.editdist import Action
+from citetrain.metrics.itercoe import parse_context_labels, parse_itercoe, render_citeeval_prompt
+from citetrain.nli.engine import NLIEngine
+from citetrain.nli.lexical import LexicalNLI
+from citetrain.nli.table import TableNLI
+from citetrain.records import Doc, Record
+from citetrain.text.statements import statements
+
+SAMPLE = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "citeeval" / \
+    "system_eval_examples.json"
+
+DM, DS, DR = Action.DELETE_MISLEADING, Action.DELETE_SUBSTANDARD, Action.DELETE_REDUNDANT
+AE, AR, AC = Action.ADD_EVIDENCE, Action.ADD_REFINEMENT, Action.ADD_CREDIBILITY
+
+TEXTS = ["nile long", "moon cheese", "nile is long indeed", "amazon wide", "amazon water",
+         "lakes calm"]
+DOCS = [Doc(title=f"T{i}", text=t) for i, t in enumerate(TEXTS, 1)]
+OUTPUT = ("You asked about rivers. The Nile is long [1][2]. The Amazon is wide [4]. "
+          "Lakes are calm. Fish can fly. The Nile is long and the Amazon is wide.")
+TABLE = {
+    "You asked about rivers.": [{"about rivers"}],  # in the question
+    "The Nile is long.": [{"nile long"}, {"nile is long indeed"}],  # doc 1 or doc 3 alone
+    "The Amazon is wide.": [{"amazon wide", "amazon water"}],  # docs 4 + 5 together
+    "Lakes are calm.": [{"lakes calm"}],  # doc 6
+    "The Nile is long and the Amazon is wide.": [{"The Nile is long.", "The Amazon is wide."}],
+}
+# statement ratings (EDITDIST):
+NILE = (1.0030 + 0.0694 + 0.4340) / 3 - 0.0109  # keep 1, delete-misleading 2, add-credibility 3
+AMAZON = (1.0030 + 0.0) / 2 - 0.0109  # keep 4, add-evidence 5
+
+
+class CountingEngine(NLIEngine):
+    def __init__(self, backend):
+        super().__init__(backend, progress=False)
+        self.calls = 0
+
+    def results(self, pairs):
+        self.calls += 1
+        return super().results(pairs)
+
+
+def records():
+    return [
+        Record(id="r", question="Tell me about rivers and lakes.", docs=DOCS, output=OUTPUT),
+        Record(id="empty", question="q", docs=DOCS, output=""),
+        Record(id="model", question="q", docs=DOCS, output="Fish can fly [1]."),
+    ]
+
+
+def test_contexts_edits_ratings_and_scenarios():
+    eng = CountingEngine(TableNLI(TABLE))
+    res = citeeval(records(), eng)
+    rows = [r for r in res.per_statement if r["id"] == "r"]
+    assert [r["context"] for r in rows] == [
+        "query", "retrieval", "retrieval", "retrieval", "model", "response"]
+    # [1][2]: doc 2 supports nothing -> misleading; uncited doc 3 entails alone -> credibility
+    assert rows[1]["edits"] == [("delete-misleading", 2), ("add-credibility", 3)]
+    assert rows[1]["rating"] == pytest.approx(NILE)
+    # [4]: {4, 5} is the minimal supporting pair, C = {4} does not entail -> add-evidence 5
+    assert rows[2]["support"] == [[4, 5]] and rows[2]["edits"] == [("add-evidence", 5)]
+    assert rows[2]["rating"] == pytest.approx(AMAZON)
+    # uncited retrieval statement: 0 in Full, N/A in Cited
+    assert rows[3]["edits"] == [("add-evidence", 6)]
+    assert (rows[3]["full"], rows[3]["cited"]) == (0.0, None)
+    assert all(rows[i]["full"] is None and rows[i]["cited"] is None for i in (0, 4, 5))
+    # Full = mean(NILE, AMAZON, 0) over the one record with applicable statements; Cited = mean
+    # (NILE, AMAZON). "model" (cited but model-labelled) has none; "empty" is skipped.
+    assert res.scores["citeeval_full"] == pytest.approx(100 * (NILE + AMAZON) / 3)
+    assert res.scores["citeeval_cited"] == pytest.approx(100 * (NILE + AMAZON) / 2)
+    assert res.info["skipped_ids"] == ["empty"] and res.info["records_not_applicable_full"] == 1
+    assert res.per_record[1] == {"id": "model", "n_statements": 1, "citeeval_full": None,
+                                 "n_applicable_full": 0, "citeeval_cited": None,
+                                 "n_applicable_cited": 0}
+    assert res.info["contexts"] == {"query": 1, "retrieval": 3, "model": 2, "response": 1}
+    # rounds: context, gold analysis, pairs, triples -> 4 engine calls for all records
+    assert eng.calls == 4
+
+
+def test_scenario_cut_and_out_of_range():
+    rec = Record(id="x", question="q", docs=DOCS[:2], output="The Nile is long [1][7][1][2].")
+    res = citeeval([rec], NLIEngine(TableNLI(TABLE), progress=False), scenario="cited")
+    assert set(res.scores) == {"citeeval_cited"}
+    # 7 out of range -> misleading; the repeated 1 -> redundant; 2 supports nothing -> misleading
+    row = res.per_statement[0]
+    assert row["edits"] == [("delete-misleading", 7), ("delete-redundant", 1),
+                            ("delete-misleading", 2)]
+    # actions: keep, DM, DR, DM -> (1.0030 + 0.0694 + 0.5318 + 0.0694) / 4 - 0.0109
+    assert row["rating"] == pytest.approx(1.6736 / 4 - 0.0109)
+    # at most 1 citation: only [1] is read -> no edits -> 1.0
+    res = citeeval([rec], NLIEngine(TableNLI(TABLE), progress=False), at_most_citations=1)
+    assert res.per_statement[0]["citations"] == [1] and res.per_statement[0]["rating"] == 1.0
+    with pytest.raises(ValueError):
+        citeeval([rec], NLIEngine(TableNLI(TABLE)), scenario="all")
+
+
+def test_three_way_partial_support_gives_substandard():
+    # doc 2 partially supports (three-way output), doc 1 entails alone and is not cited
+    rec = Record(id="p", question="q", docs=DOCS[:2], output="The Nile is long [2].")
+    backend = TableNLI({"The Nile is long.": [{"nile long"}]}, partial={
+        "The Nile is long.": ["moon cheese"]})
+    row = citeeval([rec], NLIEngine(backend, progress=False)).per_statement[0]
+    assert row["edits"] == [("delete-substandard", 2), ("add-refinement", 1)]
+    assert row["rating"] == pytest.approx((0.7977 + 0.0162) / 2 - 0.0109)
+
+
+def test_silver_edit_rules():
+    t, f = True, False
+    # redundant: 1 entails alone, 2 only with 3; the rest of C = {1} entails without 2
+    assert silver_edits([1, 2], 3, [t, f, f], [f] * 3, t, {1: f, 2: t},
+                        [frozenset({1}), frozenset({2, 3})]) == [(DR, 2)]
+    # greedy: any two of {1, 2, 3} entail; 1 goes (loo), then {3} / {2} alone do not -> kept
+    sup = [frozenset(s) for s in ({1, 2}, {1, 3}, {2, 3})]
+    assert silver_edits([1, 2, 3], 3, [f] * 3, [f] * 3, t, {1: t, 2: t, 3: t}, sup) == [(DR, 1)]
+    # substandard: 2 is partial (in {2, 3}), uncited 1 entails alone; no add-evidence after it
+    assert silver_edits([2], 3, [t, f, f], [f] * 3, f, {}, [frozenset({1}), frozenset({2, 3})]) \
+        == [(DS, 2), (AR, 1)]
+    # evidence: the subset needing fewest additions ({2, 3} shares 2 with C) wins over {1, 4}
+    assert silver_edits([2], 4, [f] * 4, [f] * 4, f, {},
+                        [frozenset({1, 4}), frozenset({2, 3})]) == [(AE, 3)]
+    # an uncited doc: evidence from the pair {1, 4}
+    assert silver_edits([], 4, [f] * 4, [f] * 4, f, {},
+                        [frozenset({2, 3, 4}), frozenset({1, 4})]) == [(AE, 1), (AE, 4)]
+    # no supporting subset of size <= k: evidence from nowhere -> id 0
+    assert silver_edits([], 2, [f, f], [f, f], f, {}, []) == [(AE, 0)]
+    # credibility stops at 3 citations
+    assert silver_edits([1], 4, [t] * 4, [f] * 4, t, {}, [frozenset({d}) for d in range(1, 5)]) \
+        == [(AC, 2), (AC, 3)]
+
+
+def test_from_judgements():
+    recs = records()[:1] + [Record(id="b", docs=DOCS, output="Lakes are calm [6].")]
+    itercoe = [
+        # r: 6 statements, sentences 2 and 3 cited; labels query, retrieval x3, model, response
+        """<editing sentence_id="1">N/A</editing><rating sentence_id="1">5</rating>
+<editing sentence_id="2"><DELETE citation="2"> DELETE REASON 1 </DELETE></editing>
+<rating sentence_id="2"> 3 </rating>
+<editing sentence_id="3"> N/A </editing>
+<editing sentence_id="4"><ADD citation="6"> ADD REASON 1 </ADD></editing>
+<rating sentence_id="4">1</rating>""",
+        "garbage",
+    ]
+    contexts = [parse_context_labels(
+        "".join(f'<category sentence_id="{i}"> {c} </category>'
+                for i, c in enumerate([1, 2, 2, 2, 4, 3], 1)), 6),
+        parse_context_labels("", 1)]  # unreadable -> retrieval
+    judg = [parse_itercoe(itercoe[0], 6), parse_itercoe(itercoe[1], 1)]
+    res = citeeval_from_judgements(recs, judg, contexts=contexts)
+    rows = res.per_statement
+    # r: s2 cited, rating 3 -> 0.5; s3 cited, unparsed (missing rating) -> left out;
+    # s4 uncited retrieval -> Full 0. Full = mean(0.5, 0) = 0.25, Cited = 0.5.
+    # b: unparsed and cited -> no applicable statement in either scenario.
+    assert [r["full"] for r in rows] == [None, 0.5, None, 0.0, None, None, None]
+    assert res.per_record[0]["citeeval_full"] == 0.25
+    assert res.scores == {"citeeval_full": 25.0, "citeeval_cited": 50.0}
+    # unparsed: r's sentences 3 (no rating), 5, 6 (no block) and b's only sentence
+    assert res.info["unparsed"] == 4 and res.info["contexts_defaulted"] == 1
+    assert res.info["unparsed_reasons"] == {"missing rating": 1, "no editing block": 3}
+    # EDITDIST of sentence 2's edits: cites [1, 2], delete-misleading 2 ->
+    # (1.0030 + 0.0694) / 2 - 0.0109 = 0.5253; ensemble = mean with ITERCOE's 0.5
+    ed = citeeval_from_judgements(recs, judg, "cited", contexts=contexts, rating="editdist")
+    assert ed.scores == {"citeeval_cited": pytest.approx(52.53)}
+    en = citeeval_from_judgements(recs, judg, "cited", contexts=contexts, rating="ensemble")
+    assert en.scores["citeeval_cited"] == pytest.approx(100 * (0.5 + 0.5253) / 2)
+    with pytest.raises(ValueError):
+        citeeval_from_judgements(recs, judg[:1])
+
+
+def test_citeeval_sample_with_lexical_nli():
+    if not SAMPLE.exists():
+        pytest.skip(f"CiteEval sample not found at {SAMPLE}")
+    from citetrain.io.readers import read_records
+
+    recs = read_records(SAMPLE).records
+    res = citeeval(recs, NLIEngine(LexicalNLI(), progress=False), max_subset_size=2)
+    n = sum(len(statements(r.output, first_line_only=False)) for r in recs)
+    assert len(res.per_statement) == n and res.info["records"] == len(recs)
+    assert all(0.0 <= r["rating"] <= 1.0 for r in res.per_statement if r["rating"] is not None)
+    assert 0.0 <= res.scores["citeeval_full"] <= res.scores["citeeval_cited"] <= 100.0
+    prompt = render_citeeval_prompt(recs[0], statements(recs[0].output, first_line_only=False))
+    assert f'<passage id="{len(recs[0].docs)}">' in prompt and "[[" not in prompt

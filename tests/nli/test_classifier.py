@@ -1,0 +1,99 @@
+"""MNLI-style classifier NLI on tiny random BERT models."""
+from __future__ import annotations
+
+import pytest
+import torch
+
+from citetrain.errors import CitetrainError
+from citetrain.nli.base import NLIBackend
+from citetrain.nli.classifier import ClassifierNLI, label_indices
+from citetrain.nli.hf import fingerprint
+from tests.nli.tiny_models import build_bert_classifier
+
+PAIRS = [
+    ("Title: Paris\nParis is the capital of France .", "Paris is in France ."),
+    ("the cat sat on the mat . the dog ran in the park .", "a cat sat ."),
+    ("water boils at 100 degrees .", "water freezes at 0 degrees ."),
+    ("the dog ran", "the dog slept at home ."),
+]
+
+
+def _softmax_rows(nli: ClassifierNLI, pairs) -> list[list[float]]:
+    """Reference: the model's own logits for one pair at a time, softmaxed."""
+    rows = []
+    for p, h in pairs:
+        enc = nli.tokenizer(p, h, return_tensors="pt")
+        with torch.no_grad():
+            rows.append(torch.softmax(nli.model(**enc).logits[0], -1).tolist())
+    return rows
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory):
+    root = tmp_path_factory.mktemp("cls")
+    return {
+        # label order deliberately not MNLI's, and in mixed case
+        "three": build_bert_classifier(root / "three", ("contradiction", "ENTAILMENT", "Neutral")),
+        "binary": build_bert_classifier(root / "binary", ("not_entailment", "entailment"), seed=1),
+        "anon": build_bert_classifier(root / "anon", ("LABEL_0", "LABEL_1", "LABEL_2")),
+    }
+
+
+def test_three_way_probabilities_follow_label_names(models):
+    nli = ClassifierNLI(str(models["three"]), device="cpu")
+    assert isinstance(nli, NLIBackend) and nli.three_way and nli.labels == {
+        "contradiction": 0, "entailment": 1, "neutral": 2}
+    assert nli.revision == fingerprint(models["three"]) and nli.model_id == "three"
+    for res, row in zip(nli.predict(PAIRS), _softmax_rows(nli, PAIRS)):
+        # id 1 is ENTAILMENT, 2 Neutral, 0 contradiction
+        assert res.prob == pytest.approx(row[1], abs=1e-5)
+        assert res.support == pytest.approx((row[1], row[2], row[0]), abs=1e-5)
+        assert sum(res.support) == pytest.approx(1.0, abs=1e-5)
+        assert res.label == (max(range(3), key=row.__getitem__) == 1)
+
+
+def test_binary_model_has_no_three_way_support(models):
+    nli = ClassifierNLI(str(models["binary"]), device="cpu")
+    assert not nli.three_way
+    for res, row in zip(nli.predict(PAIRS), _softmax_rows(nli, PAIRS)):
+        assert res.support is None
+        assert res.prob == pytest.approx(row[1], abs=1e-5) and res.label == (row[1] > row[0])
+
+
+def test_batched_equals_one_at_a_time(models):
+    nli = ClassifierNLI(str(models["three"]), device="cpu", batch_size=4)
+    batched = nli.predict(PAIRS)
+    for pair, b in zip(PAIRS, batched):
+        (s,) = nli.predict([pair])
+        assert b.prob == pytest.approx(s.prob, abs=1e-5) and b.label == s.label
+
+
+def test_threshold_and_max_length_tag_the_revision(models):
+    nli = ClassifierNLI(str(models["three"]), device="cpu", threshold=0.0, max_length=16)
+    assert all(r.label for r in nli.predict(PAIRS))
+    assert nli.revision == fingerprint(models["three"]) + "+len16+t0"
+    assert len(nli.predict([("word " * 200, "cat")])) == 1  # truncated, no error
+
+
+def test_no_entailment_label_is_a_clear_error(models):
+    with pytest.raises(CitetrainError, match=r"labels \(LABEL_0, LABEL_1, LABEL_2\) include no "
+                                             r"entailment label"):
+        ClassifierNLI(str(models["anon"]), device="cpu")
+
+
+def test_label_indices_names():
+    assert label_indices({0: "ENTAILMENT", 1: "NEUTRAL", 2: "CONTRADICTION"}) == {
+        "entailment": 0, "neutral": 1, "contradiction": 2}
+    assert label_indices({"0": "entail", "1": "not-entailment"}) == {
+        "entailment": 0, "not_entailment": 1}
+    with pytest.raises(CitetrainError, match="two labels mean entailment"):
+        label_indices({0: "entailment", 1: "Entail"})
+    with pytest.raises(CitetrainError, match="no entailment label"):
+        label_indices({0: "not_entailment", 1: "neutral"})
+
+
+def test_registry_makes_a_classifier(models):
+    from citetrain.nli.registry import make_backend
+
+    nli = make_backend(f"classifier:{models['binary']}", device="cpu", batch_size=2)
+    assert isinstance(nli, ClassifierNLI) and nli.batch_size == 2 and nli.model_id == "binary"
