@@ -43,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
         engine = make_engine(name, cache=False if args.no_cache else None, progress=not args.no_progress)
         scores = engine.score([(p.premise, p.hypothesis) for p in pairs])
         table[engine.name] = meta_evaluate(scores, labels, groups)
-    rows = list(dict.fromkeys(k for res in table.values() for k in res))
+    rows = list(dict.fromkeys(k for res in table.values() for k, v in res.items()
+                              if isinstance(v, (int, float))))
     width = max(len(r) for r in rows)
     cols = list(table)
     print(f"{len(pairs)} labelled pairs from {args.labelled}  "
