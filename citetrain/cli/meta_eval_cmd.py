@@ -12,7 +12,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        description="Correlation (Pearson/Spearman/Kendall), one-vs-one ROC-AUC and "
                        "NDCG@5/10/20 of NLI scores against human support labels (full 2, partial 1, no 0).")
     p.add_argument("labelled", help="labelled file: WiCE, AttributionBench or ExpertQA format")
-    p.add_argument("--format", default="auto", help="wice | attributionbench | expertqa (default auto)")
+    p.add_argument("--format", default="auto", help="wice | wice_oracle | attributionbench | expertqa (default auto)")
     p.add_argument("--nli", default="lexical", help="one or more NLI names, comma-separated, "
                    "compared side by side (default lexical)")
     p.add_argument("--limit", type=int, help="use only the first N labelled pairs")

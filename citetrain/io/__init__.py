@@ -1,0 +1,1 @@
+"""Reading and writing records: format readers, labelled-pair readers, atomic writers."""

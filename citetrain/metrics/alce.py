@@ -26,7 +26,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from citetrain.metrics.base import MetricResult, f1, mean
+from citetrain.metrics.base import (
+    MetricResult, check_at_most_citations, f1, mean, prepare_all, skipped_info,
+)
 from citetrain.nli.base import Pair
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Doc, Record, format_doc, join_docs
@@ -39,7 +41,7 @@ OUT_OF_RANGE = "out_of_range"
 
 
 @dataclass
-class _Sentence:
+class Sentence:
     """One sentence's state through the three rounds."""
 
     rid: str
@@ -55,13 +57,7 @@ class _Sentence:
     loo: list[bool | None] = field(default_factory=list)
 
 
-def check_at_most_citations(at_most_citations: int | None) -> None:
-    """Raise ``ValueError`` unless ``at_most_citations`` is ``None`` or at least 1."""
-    if at_most_citations is not None and at_most_citations < 1:
-        raise ValueError(f"at_most_citations must be >= 1 or None, got {at_most_citations}")
-
-
-def _prepare(record: Record, at_most_citations: int | None) -> list[_Sentence]:
+def _prepare(record: Record, at_most_citations: int | None) -> list[Sentence]:
     """The record's sentences with ALCE's ids, hypotheses and format flags."""
     out = []
     for i, sent in enumerate(sentences(record.output)):
@@ -73,17 +69,17 @@ def _prepare(record: Record, at_most_citations: int | None) -> list[_Sentence]:
         else:
             flag = None
             ref = marks[:at_most_citations] if at_most_citations is not None else list(marks)
-        out.append(_Sentence(record.id, i, sent, alce_remove(sent).strip(), record.docs, marks,
+        out.append(Sentence(record.id, i, sent, alce_remove(sent).strip(), record.docs, marks,
                              ref, flag, single=[None] * len(ref), loo=[None] * len(ref)))
     return out
 
 
-def _joint_pairs(sents: Sequence[_Sentence]) -> list[tuple[_Sentence, int, Pair]]:
+def _joint_pairs(sents: Sequence[Sentence]) -> list[tuple[Sentence, int, Pair]]:
     """Round 1: the cited docs of every well-formed sentence, joined in citation order."""
     return [(s, -1, (join_docs(s.docs, s.ref), s.hypothesis)) for s in sents if s.flag is None]
 
 
-def _single_pairs(sents: Sequence[_Sentence]) -> list[tuple[_Sentence, int, Pair]]:
+def _single_pairs(sents: Sequence[Sentence]) -> list[tuple[Sentence, int, Pair]]:
     """Round 2: each cited doc alone, for multi-citation sentences whose joint premise entails."""
     return [(s, k, (format_doc(s.docs[i - 1]), s.hypothesis))
             for s in sents if s.joint and len(s.ref) > 1 for k, i in enumerate(s.ref)]
@@ -96,18 +92,18 @@ def _leave_one_out(ref: list[int], cid: int) -> list[int]:
     return rest
 
 
-def _leave_one_out_pairs(sents: Sequence[_Sentence]) -> list[tuple[_Sentence, int, Pair]]:
+def _leave_one_out_pairs(sents: Sequence[Sentence]) -> list[tuple[Sentence, int, Pair]]:
     """Round 3: the other citations without this one, for citations whose single doc failed."""
     return [(s, k, (join_docs(s.docs, _leave_one_out(s.ref, i)), s.hypothesis))
             for s in sents for k, i in enumerate(s.ref) if s.single[k] is False]
 
 
-def _ask(engine: NLIEngine, jobs: list[tuple[_Sentence, int, Pair]]) -> list[bool]:
+def _ask(engine: NLIEngine, jobs: list[tuple[Sentence, int, Pair]]) -> list[bool]:
     """One engine call for a whole round (none when the round is empty)."""
     return engine.entails([pair for _, _, pair in jobs]) if jobs else []
 
 
-def _run_rounds(sents: Sequence[_Sentence], engine: NLIEngine) -> None:
+def run_rounds(sents: Sequence[Sentence], engine: NLIEngine) -> None:
     """Fill ``joint``, ``single`` and ``loo`` of every sentence, one engine call per round."""
     jobs = _joint_pairs(sents)
     for (s, _, _), ok in zip(jobs, _ask(engine, jobs)):
@@ -120,7 +116,7 @@ def _run_rounds(sents: Sequence[_Sentence], engine: NLIEngine) -> None:
         s.loo[k] = ok
 
 
-def _correct(s: _Sentence) -> int:
+def correct_citations(s: Sentence) -> int:
     """Correct citations of a sentence by ALCE's precision rule."""
     if s.flag is not None or not s.joint:
         return 0
@@ -147,20 +143,13 @@ def alce(
     (percentages), a row per scored record and per sentence, and ALCE's counts in ``info``.
     """
     check_at_most_citations(at_most_citations)
-    per_doc: list[list[_Sentence]] = []
-    skipped: list[str] = []
-    for rec in records:
-        sents = _prepare(rec, at_most_citations)
-        if sents:
-            per_doc.append(sents)
-        else:
-            skipped.append(rec.id)
+    per_doc, skipped = prepare_all(records, lambda rec: _prepare(rec, at_most_citations))
     flat = [s for sents in per_doc for s in sents]
-    _run_rounds(flat, engine)
+    run_rounds(flat, engine)
 
     per_record, per_statement = [], []
     for sents in per_doc:
-        correct = [_correct(s) for s in sents]
+        correct = [correct_citations(s) for s in sents]
         counted = sum(len(s.ref) for s in sents)
         rec = mean([float(s.joint) for s in sents])
         prec = sum(correct) / counted if counted else 0.0
@@ -181,8 +170,7 @@ def alce(
         "nli": engine.name,
         "splitter": splitter_name(),
         "records": len(per_doc),
-        "skipped_empty_output": len(skipped),
-        "skipped_ids": skipped,
+        **skipped_info(skipped),
         "sent_total": len(flat),
         "sent_no_marks": sum(s.flag == NO_MARKS for s in flat),
         "sent_out_of_range": sum(s.flag == OUT_OF_RANGE for s in flat),

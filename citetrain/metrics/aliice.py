@@ -38,9 +38,11 @@ from typing import Sequence
 import numpy as np
 
 from citetrain.metrics.alce import (
-    NO_MARKS, OUT_OF_RANGE, _correct, _run_rounds, _Sentence, check_at_most_citations,
+    NO_MARKS, OUT_OF_RANGE, Sentence, correct_citations, run_rounds,
 )
-from citetrain.metrics.base import MetricResult, f1, mean
+from citetrain.metrics.base import (
+    MetricResult, check_at_most_citations, f1, mean, prepare_all, skipped_info,
+)
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
 from citetrain.text.claims import ClaimParse, atomic_claims_many
@@ -61,11 +63,11 @@ def sentence_cvcp(statement: Statement, per_mark: bool = False) -> float | None:
 
 
 def _units(rid: str, index: int, parse: ClaimParse, record: Record,
-           at_most_citations: int | None) -> list[_Sentence]:
+           at_most_citations: int | None) -> list[Sentence]:
     """The sentence's scoring units: one per claim, or one uncited unit."""
     st = parse.statement
     if not parse.claims:
-        return [_Sentence(rid, index, st.raw, st.text, record.docs, [], [], NO_MARKS)]
+        return [Sentence(rid, index, st.raw, st.text, record.docs, [], [], NO_MARKS)]
     out = []
     for claim in parse.claims:
         ids = list(claim.ids)
@@ -73,7 +75,7 @@ def _units(rid: str, index: int, parse: ClaimParse, record: Record,
             flag, ref = OUT_OF_RANGE, []
         else:
             flag, ref = None, ids[:at_most_citations] if at_most_citations is not None else ids
-        out.append(_Sentence(rid, index, st.raw, claim.text, record.docs, ids, ref, flag,
+        out.append(Sentence(rid, index, st.raw, claim.text, record.docs, ids, ref, flag,
                              single=[None] * len(ref), loo=[None] * len(ref)))
     return out
 
@@ -109,18 +111,12 @@ def aliice(
         from citetrain.text.spacy_model import load_spacy
 
         nlp = load_spacy()
-    kept: list[tuple[Record, list[str]]] = []
-    skipped: list[str] = []
-    for rec in records:
-        sents = sentences(rec.output)
-        if sents:
-            kept.append((rec, sents))
-        else:
-            skipped.append(rec.id)
+    prepared, skipped = prepare_all(records, lambda rec: [(rec, s) for s in sentences(rec.output)])
+    kept = [(pairs[0][0], [s for _, s in pairs]) for pairs in prepared]
     parses = atomic_claims_many([s for _, sents in kept for s in sents], nlp=nlp,
                                 max_words=max_words)
 
-    per_doc: list[tuple[Record, list[ClaimParse], list[list[_Sentence]]]] = []
+    per_doc: list[tuple[Record, list[ClaimParse], list[list[Sentence]]]] = []
     pos = 0
     for rec, sents in kept:
         ps = parses[pos: pos + len(sents)]
@@ -128,7 +124,7 @@ def aliice(
         per_doc.append((rec, ps, [_units(rec.id, k, p, rec, at_most_citations)
                                   for k, p in enumerate(ps)]))
     flat = [u for _, _, units in per_doc for us in units for u in us]
-    _run_rounds(flat, engine)
+    run_rounds(flat, engine)
 
     per_record, per_statement = [], []
     for rec, ps, units in per_doc:
@@ -138,7 +134,7 @@ def aliice(
         per_record.append({
             "id": rec.id,
             "aliice_rec": mean([float(u.joint) for u in us]),
-            "aliice_prec": sum(_correct(u) for u in us) / counted if counted else 0.0,
+            "aliice_prec": sum(correct_citations(u) for u in us) / counted if counted else 0.0,
             "cvcp": mean(cvs) if cvs else None,
         })
         for k, (p, group) in enumerate(zip(ps, units)):
@@ -146,7 +142,7 @@ def aliice(
                 "id": rec.id, "statement": k, "sentence": p.sentence, "fallback": p.fallback,
                 "cvcp": sentence_cvcp(p.statement, cvcp_per_mark),
                 "claims": [{"claim": u.hypothesis, "citations": list(u.ref), "recall": int(u.joint),
-                            "correct_citations": _correct(u), "counted_citations": len(u.ref),
+                            "correct_citations": correct_citations(u), "counted_citations": len(u.ref),
                             "flag": u.flag} for u in group],
             })
     rec_mean = 100 * mean([r["aliice_rec"] for r in per_record])
@@ -161,8 +157,7 @@ def aliice(
         "splitter": splitter_name(),
         "spacy_model": f"{nlp.meta['lang']}_{nlp.meta['name']}=={nlp.meta['version']}",
         "records": len(per_doc),
-        "skipped_empty_output": len(skipped),
-        "skipped_ids": skipped,
+        **skipped_info(skipped),
         "sent_total": sum(len(ps) for _, ps, _ in per_doc),
         "sent_no_marks": sum(u.flag == NO_MARKS for u in flat),
         "sent_cited": len(cited),

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar
 
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
@@ -38,4 +38,34 @@ def f1(p: float, r: float) -> float:
     return 2 * p * r / (p + r) if p + r > 0 else 0.0
 
 
-__all__ = ["MetricResult", "MetricFn", "mean", "f1", "NLIEngine", "Record"]
+def check_at_most_citations(at_most_citations: int | None) -> None:
+    """Raise ``ValueError`` unless ``at_most_citations`` is ``None`` or at least 1."""
+    if at_most_citations is not None and at_most_citations < 1:
+        raise ValueError(f"at_most_citations must be >= 1 or None, got {at_most_citations}")
+
+
+T = TypeVar("T")
+
+
+def prepare_all(records: Sequence[Record], prepare: Callable[[Record], list[T]]
+                ) -> tuple[list[list[T]], list[str]]:
+    """``prepare`` every record; the non-empty results, and the ids of records that gave none
+    (an empty output: every metric skips those and says so in ``info``)."""
+    kept: list[list[T]] = []
+    skipped: list[str] = []
+    for rec in records:
+        units = prepare(rec)
+        if units:
+            kept.append(units)
+        else:
+            skipped.append(rec.id)
+    return kept, skipped
+
+
+def skipped_info(skipped: list[str]) -> dict[str, Any]:
+    """The ``info`` entries every metric reports for the records it skipped."""
+    return {"skipped_empty_output": len(skipped), "skipped_ids": skipped}
+
+
+__all__ = ["MetricResult", "MetricFn", "mean", "f1", "check_at_most_citations", "prepare_all",
+           "skipped_info", "NLIEngine", "Record"]

@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Any, Literal, Mapping, Sequence
 
-from citetrain.metrics.alce import check_at_most_citations
-from citetrain.metrics.base import MetricResult, mean
+from citetrain.metrics.base import MetricResult, check_at_most_citations, mean, skipped_info
 from citetrain.metrics.editdist import PUBLISHED_WEIGHTS, Action, Edit, Weights, editdist_score
 from citetrain.metrics.itercoe import CONTEXT_LABELS, ContextJudgement, StatementJudgement
 from citetrain.nli.base import NLIResult, Pair
@@ -344,7 +343,7 @@ def citeeval(
         "scenario": scenario, "at_most_citations": at_most_citations,
         "max_subset_size": max_subset_size, "first_line_only": first_line_only,
         "credibility_cap": CREDIBILITY_CAP, "records": len(by_record),
-        "skipped_empty_output": len(skipped), "skipped_ids": skipped,
+        **skipped_info(skipped),
         "statements": len(flat), "contexts": dict(Counter(s.context for s in flat)),
         "actions": dict(Counter(a.value for s in flat for a, _ in s.edits)), **counts,
     }

@@ -25,8 +25,9 @@ from dataclasses import dataclass, field
 from itertools import combinations
 from typing import Sequence
 
-from citetrain.metrics.alce import check_at_most_citations
-from citetrain.metrics.base import MetricResult, f1, mean
+from citetrain.metrics.base import (
+    MetricResult, check_at_most_citations, f1, mean, prepare_all, skipped_info,
+)
 from citetrain.nli.base import Pair
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Doc, Record, join_docs
@@ -126,14 +127,7 @@ def lenient(
     statements are left out) and per statement (``recall`` is ``None`` when left out).
     """
     check_at_most_citations(at_most_citations)
-    per_doc: list[list[_Statement]] = []
-    skipped: list[str] = []
-    for rec in records:
-        stmts = _prepare(rec, at_most_citations)
-        if stmts:
-            per_doc.append(stmts)
-        else:
-            skipped.append(rec.id)
+    per_doc, skipped = prepare_all(records, lambda rec: _prepare(rec, at_most_citations))
     flat = [s for stmts in per_doc for s in stmts]
     jobs = _queries(flat)
     answers = engine.entails([pair for _, _, pair in jobs]) if jobs else []
@@ -177,8 +171,7 @@ def lenient(
         "nli": engine.name,
         "splitter": splitter_name(),
         "records": len(per_doc),
-        "skipped_empty_output": len(skipped),
-        "skipped_ids": skipped,
+        **skipped_info(skipped),
         "records_left_out_of_recall": left_out_records,
         "statements": len(flat),
         "statements_in_recall": n_in_recall,
