@@ -96,6 +96,12 @@ class NLIEngine:
                 bar.update(len(batch))
         return out
 
+    def truncated(self, pairs: Sequence[Pair]) -> list[bool]:
+        """Whether the backend cuts each pair to its length limit (``False`` for backends
+        without one, e.g. lexical or an LLM)."""
+        fn = getattr(self.backend, "truncates", None)
+        return list(fn(list(pairs))) if fn is not None and pairs else [False] * len(pairs)
+
     def score(self, pairs: Sequence[Pair]) -> list[float]:
         """P(entailment) per pair."""
         return [r.prob for r in self.results(pairs)]

@@ -11,7 +11,7 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from citetrain.errors import CitetrainError
 from citetrain.nli.base import Pair
@@ -238,3 +238,12 @@ class HFBackend:
     def cost(self, pair: Pair) -> int:
         """Approximate token count (characters / 4 plus the template, at most ``max_length``)."""
         return min(self.max_length, (len(pair[0]) + len(pair[1])) // 4 + 8)
+
+    def input_lengths(self, pairs: Sequence[Pair]) -> list[int]:
+        """Untruncated input length in tokens per pair (premise and hypothesis as a text pair)."""
+        enc = self.tokenizer([p for p, _ in pairs], [h for _, h in pairs], add_special_tokens=True)
+        return [len(ids) for ids in enc["input_ids"]]
+
+    def truncates(self, pairs: Sequence[Pair]) -> list[bool]:
+        """Whether each pair is longer than ``max_length`` tokens (its premise gets cut)."""
+        return [n > self.max_length for n in self.input_lengths(pairs)] if pairs else []

@@ -94,6 +94,11 @@ class Seq2SeqNLI(HFBackend):
                                               enc["special_tokens_mask"], pairs)
         ]
 
+    def input_lengths(self, pairs: Sequence[Pair]) -> list[int]:
+        """Untruncated length in tokens of each pair's TRUE input text."""
+        enc = self.tokenizer([true_input(p, h) for p, h in pairs], add_special_tokens=True)
+        return [len(ids) for ids in enc["input_ids"]]
+
     def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
         """One encoder pass and one decoder step for the whole batch."""
         import torch

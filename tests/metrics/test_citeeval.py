@@ -85,8 +85,9 @@ def test_contexts_edits_ratings_and_scenarios():
                                  "n_applicable_full": 0, "citeeval_cited": None,
                                  "n_applicable_cited": 0}
     assert res.info["contexts"] == {"query": 1, "retrieval": 3, "model": 2, "response": 1}
-    # rounds: context, gold analysis, pairs, triples -> 4 engine calls for all records
-    assert eng.calls == 4
+    # rounds: context, cited sets, single docs, union of the rest, pairs, triples -> 6 engine
+    # calls for all records together
+    assert eng.calls == 6
 
 
 def test_scenario_cut_and_out_of_range():

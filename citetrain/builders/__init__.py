@@ -1,0 +1,1 @@
+"""Data builders: gold citation targets under NLI, edit and context labels, training sets."""

@@ -1,0 +1,260 @@
+"""Silver labels of one statement from its gold analysis (DESIGN §5), shared by the builders and
+the ``citeeval`` metric.
+
+The analysis, in rounds batched across every statement given:
+
+1. context: ``query`` if φ(question, s); else ``response`` if φ(earlier statements, s);
+2. for the statements that need it, φ of the cited set C (distinct in-range ids) and of C minus
+   each citation, then the minimal supporting subsets (:mod:`citetrain.builders.subsets`: each
+   doc alone, the union of the rest, pairs, triples ...);
+3. a statement not labelled in 1 is ``retrieval`` when some docs entail it, else ``model``;
+   edits (:func:`silver_edits`) and the EDITDIST rating for retrieval statements.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from citetrain.builders.subsets import SubsetSearch, is_covered, run_searches
+from citetrain.metrics.editdist import PUBLISHED_WEIGHTS, Action, Edit, Weights, editdist_score
+from citetrain.nli.base import NLIResult, Pair
+from citetrain.nli.engine import NLIEngine
+from citetrain.records import Doc, Record, join_docs
+from citetrain.text.statements import statements
+
+CONTEXTS = ("query", "retrieval", "response", "model")
+# add-credibility stops once the edited citations number this many (F.3: "at most 3 citations")
+CREDIBILITY_CAP = 3
+PARTIAL_THRESHOLD = 0.5  # three-way backends: a doc with P(partial) >= this partially supports
+
+
+def silver_edits(
+    cites: Sequence[int],
+    n_docs: int,
+    single: Sequence[bool],
+    partial: Sequence[bool],
+    joint: bool,
+    loo: Mapping[int, bool],
+    support: Sequence[frozenset[int]],
+    *,
+    credibility_cap: int = CREDIBILITY_CAP,
+) -> list[Edit]:
+    """CiteEval edits of one retrieval statement from its gold analysis (DESIGN §5).
+
+    ``cites``: the statement's citation ids as written; ``single[d-1]`` / ``partial[d-1]``: doc d
+    entails alone / partially supports (three-way backends); ``joint``: the distinct in-range
+    cited set C entails; ``loo[c]``: C∖{c} entails; ``support``: minimal supporting subsets.
+
+    Rules, in this order: an out-of-range id -> delete-misleading, a repeated id ->
+    delete-redundant; a cited doc in no supporting subset and not partially supporting ->
+    delete-misleading; a cited doc that does not entail alone while the rest of C still entails
+    (``loo``; once C has lost docs, a supporting subset among the kept ones) -> delete-redundant,
+    greedily in citation order; a partially supporting cited doc while an uncited doc entails
+    alone -> delete-substandard + add-refinement (each better doc added once); if C does not
+    entail and nothing was refined -> add-evidence for the docs of the supporting subset that
+    needs the fewest additions (then the smallest, then the lowest ids), or id 0 when no subset of
+    size ≤ k entails; if C entails -> add-credibility for uncited docs that entail alone, in id
+    order, until the citations number ``credibility_cap``. Everything else is kept.
+    """
+    edits: list[Edit] = []
+    valid: list[int] = []
+    for c in cites:
+        if not 1 <= c <= n_docs:
+            edits.append((Action.DELETE_MISLEADING, c))
+        elif c in valid:
+            edits.append((Action.DELETE_REDUNDANT, c))
+        else:
+            valid.append(c)
+    relevant = {d for s in support for d in s}
+    in_joint = {d for s in support if len(s) > 1 for d in s}
+
+    def is_partial(d: int) -> bool:
+        return not single[d - 1] and (d in in_joint or partial[d - 1])
+
+    kept = []
+    for c in valid:
+        if c not in relevant and not is_partial(c):
+            edits.append((Action.DELETE_MISLEADING, c))
+        else:
+            kept.append(c)
+    for c in list(kept):
+        rest = [k for k in kept if k != c]
+        if single[c - 1] or not rest:
+            continue
+        ok = loo.get(c, False) if set(rest) == set(valid) - {c} else is_covered(rest, support)
+        if ok:
+            edits.append((Action.DELETE_REDUNDANT, c))
+            kept.remove(c)
+    better = [d for d in range(1, n_docs + 1) if single[d - 1] and d not in valid]
+    added: list[int] = []
+    refined = False
+    for c in list(kept):
+        if is_partial(c) and better:
+            edits.append((Action.DELETE_SUBSTANDARD, c))
+            kept.remove(c)
+            refined = True
+            spare = [d for d in better if d not in added]
+            if spare:
+                edits.append((Action.ADD_REFINEMENT, spare[0]))
+                added.append(spare[0])
+    if not joint and not refined:
+        if support:
+            have = set(valid)
+            best = min(support, key=lambda s: (len(s - have), len(s), sorted(s)))
+            for d in sorted(best - have):
+                edits.append((Action.ADD_EVIDENCE, d))
+                added.append(d)
+        else:
+            edits.append((Action.ADD_EVIDENCE, 0))
+    if joint:
+        for d in better:
+            if len(kept) + len(added) >= credibility_cap:
+                break
+            if d not in added:
+                edits.append((Action.ADD_CREDIBILITY, d))
+                added.append(d)
+    return edits
+
+
+@dataclass
+class StatementAnalysis:
+    """One statement and everything the NLI rounds found out about it."""
+
+    rid: str
+    index: int
+    text: str
+    question: str
+    earlier: str
+    docs: list[Doc]
+    cites: tuple[int, ...]
+    context: str | None = None
+    search: SubsetSearch | None = None
+    joint: bool = False
+    loo: dict[int, bool] = field(default_factory=dict)
+    truncated: bool = False
+    edits: list[Edit] = field(default_factory=list)
+    rating: float | None = None
+
+    @property
+    def valid(self) -> list[int]:
+        """Distinct in-range cited ids, in order of first appearance."""
+        return [c for c in dict.fromkeys(self.cites) if 1 <= c <= len(self.docs)]
+
+    @property
+    def single(self) -> list[bool]:
+        return self.search.single if self.search else [False] * len(self.docs)
+
+    @property
+    def partial(self) -> list[bool]:
+        """Docs a three-way backend calls partially supporting (P(partial) ≥ 0.5) on their own."""
+        if self.search is None:
+            return [False] * len(self.docs)
+        return [bool(r is not None and not r.label and r.support is not None
+                     and r.support[1] >= PARTIAL_THRESHOLD) for r in self.search.single_results]
+
+    @property
+    def support(self) -> list[frozenset[int]]:
+        return self.search.support if self.search else []
+
+    @property
+    def gold(self) -> list[int]:
+        """Gold citations: the union of the minimal supporting subsets."""
+        return self.search.gold if self.search else []
+
+
+def analyses_of(record: Record, at_most: int | None = None,
+                first_line_only: bool = False) -> list[StatementAnalysis]:
+    """The record's statements, their citations (cut to ``at_most``) and the text before them."""
+    out: list[StatementAnalysis] = []
+    for i, st in enumerate(statements(record.output, first_line_only=first_line_only)):
+        cites = st.citations[:at_most] if at_most is not None else st.citations
+        earlier = " ".join(s.text for s in out)
+        out.append(StatementAnalysis(record.id, i, st.text, record.question, earlier,
+                                     record.docs, tuple(cites)))
+    return out
+
+
+Job = tuple[StatementAnalysis, Any, Pair]
+
+
+def _ask(engine: NLIEngine, jobs: list[Job]) -> list[NLIResult]:
+    """One engine call for a whole round; marks statements whose premises were cut."""
+    if not jobs:
+        return []
+    pairs = [pair for _, _, pair in jobs]
+    for (s, _, _), cut in zip(jobs, engine.truncated(pairs)):
+        s.truncated = s.truncated or cut
+    return engine.results(pairs)
+
+
+def _context_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine) -> None:
+    jobs: list[Job] = []
+    for s in stmts:
+        if not s.text.strip():
+            s.context = "model"
+            continue
+        if s.question.strip():
+            jobs.append((s, "query", (s.question, s.text)))
+        if s.earlier:
+            jobs.append((s, "response", (s.earlier, s.text)))
+    hits = {(id(s), kind) for (s, kind, _), r in zip(jobs, _ask(engine, jobs)) if r.label}
+    for s in stmts:
+        if s.context is None:
+            s.context = next((k for k in ("query", "response") if (id(s), k) in hits), None)
+
+
+def _cited_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine) -> None:
+    jobs: list[Job] = []
+    for s in stmts:
+        valid = s.valid
+        if valid:
+            jobs.append((s, 0, (join_docs(s.docs, valid), s.text)))
+        if len(valid) > 1:
+            jobs += [(s, c, (join_docs(s.docs, [v for v in valid if v != c]), s.text)) for c in valid]
+    for (s, c, _), r in zip(jobs, _ask(engine, jobs)):
+        if c == 0:
+            s.joint = r.label
+        else:
+            s.loo[c] = r.label
+
+
+def analyse(
+    stmts: Sequence[StatementAnalysis],
+    engine: NLIEngine,
+    *,
+    max_size: int = 3,
+    exhaustive: bool = False,
+    search_all: bool = True,
+    weights: Weights = PUBLISHED_WEIGHTS,
+) -> None:
+    """Run every round for ``stmts`` (in place). ``search_all``: search supporting subsets for
+    every non-empty statement (builders: gold targets for all); ``False`` only for statements
+    that are neither query nor response context (the metric: fewer calls)."""
+    _context_round(stmts, engine)
+    todo = [s for s in stmts if s.text.strip() and (search_all or s.context is None)]
+    _cited_round(todo, engine)
+    for s in todo:
+        s.search = SubsetSearch(len(s.docs), max_size, exhaustive)
+
+    def ask(jobs: list[tuple[int, tuple[int, ...]]]) -> list[NLIResult]:
+        return _ask(engine, [(todo[i], q, (join_docs(todo[i].docs, q), todo[i].text))
+                             for i, q in jobs])
+
+    run_searches([s.search for s in todo], ask)  # type: ignore[misc]
+    for s in todo:
+        if s.context is None:
+            s.context = "retrieval" if s.search.supported else "model"  # type: ignore[union-attr]
+    for s in stmts:
+        if s.context == "retrieval":
+            s.edits = silver_edits(s.cites, len(s.docs), s.single, s.partial, s.joint, s.loo,
+                                   s.support)
+            s.rating = editdist_score(s.cites, s.edits, weights)
+
+
+def action_counts(stmts: Sequence[StatementAnalysis]) -> dict[str, int]:
+    """Edit actions by name; retrieval statements without edits count as ``keep``."""
+    counts = Counter(a.value for s in stmts for a, _ in s.edits)
+    counts["keep"] = sum(1 for s in stmts if s.context == "retrieval"
+                         for c in s.valid if all(c != d for _, d in s.edits))
+    return dict(counts)

@@ -1,0 +1,171 @@
+"""Minimal supporting subsets of a statement's docs under an NLI model (DESIGN §5).
+
+A subset S of the docs *supports* a statement when the NLI model says the concatenation of S's
+passages (in id order, :func:`~citetrain.records.join_docs`) entails it; it is *minimal* when no
+proper subset supports it. The gold citations of a statement are the union of its minimal
+supporting subsets of size ≤ ``max_size``.
+
+Pruned search (the default), one round per step, every round batched across all statements:
+
+1. every doc alone (singletons that entail are minimal);
+2. one call on the union of the *remaining* docs (those that do not entail alone), when there are
+   at least two: if it does not entail, under monotonicity no subset of them will and the search
+   stops (the answer also says whether the statement is supported by the docs at all);
+3. pairs among the remaining docs, then triples, ... up to ``max_size``, skipping any set that
+   contains a supporting set already found.
+
+``exhaustive=True`` asks every subset of size 1..``max_size`` (plus the union of all docs when
+there are more docs than ``max_size``) in one round and keeps the minimal supporting ones. Under a
+monotone judge (S supports ⇒ every superset supports) both give the same subsets; pruning spends
+far fewer calls when most statements are supported by one doc or none.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from itertools import combinations
+from math import comb
+from typing import Callable, Sequence
+
+from citetrain.nli.base import NLIResult
+
+Subset = tuple[int, ...]  # 1-based doc ids, increasing
+
+
+def exhaustive_calls(n_docs: int, max_size: int) -> int:
+    """Σ_{i=1..max_size} C(n, i): the calls an exhaustive enumeration spends on one statement."""
+    return sum(comb(n_docs, i) for i in range(1, min(max_size, n_docs) + 1))
+
+
+def is_covered(ids: Sequence[int], support: Sequence[frozenset[int]]) -> bool:
+    """Whether the docs ``ids`` contain one of the supporting subsets."""
+    have = set(ids)
+    return any(s <= have for s in support)
+
+
+@dataclass
+class SubsetSearch:
+    """The search for one statement: ask :meth:`queries`, feed the answers to :meth:`answer`,
+    until :attr:`done`. Results: :attr:`support` (minimal supporting subsets, by size then ids),
+    :attr:`single` / :attr:`single_results` (each doc alone), :attr:`union_entails` and
+    :attr:`calls` (subsets asked)."""
+
+    n_docs: int
+    max_size: int = 3
+    exhaustive: bool = False
+    single_results: list[NLIResult | None] = field(default_factory=list)
+    known: dict[frozenset[int], bool] = field(default_factory=dict)
+    union_entails: bool | None = None
+    calls: int = 0
+    _step: int = 0
+    _asked: list[Subset] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        if self.max_size < 1:
+            raise ValueError(f"max_size must be >= 1, got {self.max_size}")
+        self.single_results = [None] * self.n_docs
+
+    @property
+    def single(self) -> list[bool]:
+        """Whether each doc entails alone (index d-1 for doc d)."""
+        return [bool(r is not None and r.label) for r in self.single_results]
+
+    @property
+    def remaining(self) -> list[int]:
+        """Docs that do not entail alone."""
+        return [d for d in range(1, self.n_docs + 1) if not self.single[d - 1]]
+
+    @property
+    def support(self) -> list[frozenset[int]]:
+        """Minimal supporting subsets of size ≤ ``max_size``, smallest first, then by ids."""
+        hits = [s for s, ok in self.known.items() if ok and len(s) <= self.max_size]
+        minimal = [s for s in hits if not any(o < s for o in hits)]
+        return sorted(minimal, key=lambda s: (len(s), sorted(s)))
+
+    @property
+    def gold(self) -> list[int]:
+        """The gold citations: the union of the minimal supporting subsets, in id order."""
+        return sorted({d for s in self.support for d in s})
+
+    @property
+    def supported(self) -> bool:
+        """Whether some docs entail the statement (a supporting subset, or the union of docs)."""
+        return bool(self.support) or bool(self.union_entails)
+
+    @property
+    def done(self) -> bool:
+        return self._step < 0
+
+    def queries(self) -> list[Subset]:
+        """The subsets to ask in the next round (empty once the search is done)."""
+        while not self.done:
+            asked = self._next()
+            if asked:
+                self._asked = asked
+                self.calls += len(asked)
+                return asked
+        return []
+
+    def _next(self) -> list[Subset]:
+        n, k = self.n_docs, self.max_size
+        step, self._step = self._step, self._step + 1
+        if self.exhaustive:
+            if step > 0:
+                self._step = -1
+                return []
+            subsets = [c for i in range(1, min(k, n) + 1) for c in combinations(range(1, n + 1), i)]
+            if n > max(k, 1):
+                subsets.append(tuple(range(1, n + 1)))
+            return subsets
+        if step == 0:
+            return [(d,) for d in range(1, n + 1)]
+        rest = self.remaining
+        if step == 1:
+            if len(rest) < 2:  # no union to ask: one remaining doc failed alone, or none remain
+                self.union_entails = False
+                return []
+            return [tuple(rest)]
+        size = step  # step 2 asks pairs, step 3 triples, ...
+        if size > min(k, len(rest)) or not self.union_entails:
+            self._step = -1
+            return []
+        found = self.support
+        return [c for c in combinations(rest, size)
+                if frozenset(c) not in self.known and not is_covered(c, found)]
+
+    def answer(self, results: Sequence[NLIResult]) -> None:
+        """The NLI results for the subsets of the last :meth:`queries`, in the same order."""
+        if len(results) != len(self._asked):
+            raise ValueError(f"{len(results)} answers for {len(self._asked)} queries")
+        everything = frozenset(range(1, self.n_docs + 1))
+        for subset, res in zip(self._asked, results):
+            key = frozenset(subset)
+            self.known[key] = res.label
+            if len(subset) == 1:
+                self.single_results[subset[0] - 1] = res
+            if key == frozenset(self.remaining) and len(subset) >= 2 and not self.exhaustive:
+                self.union_entails = res.label
+            elif key == everything and self.exhaustive:
+                self.union_entails = res.label
+        self._asked = []
+
+
+Ask = Callable[[list[tuple[int, Subset]]], list[NLIResult]]
+
+
+def run_searches(searches: Sequence[SubsetSearch], ask: Ask) -> int:
+    """Drive every search to the end, one batched ``ask`` per round across all of them.
+
+    ``ask`` gets ``(search index, subset)`` jobs and returns one result per job, in order.
+    Returns the number of rounds."""
+    rounds = 0
+    while True:
+        jobs = [(i, q) for i, s in enumerate(searches) if not s.done for q in s.queries()]
+        if not jobs:
+            return rounds
+        rounds += 1
+        results = ask(jobs)
+        by_search: dict[int, list[NLIResult]] = {}
+        for (i, _), r in zip(jobs, results):
+            by_search.setdefault(i, []).append(r)
+        for i, rs in by_search.items():
+            searches[i].answer(rs)
