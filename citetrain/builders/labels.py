@@ -135,6 +135,7 @@ class StatementAnalysis:
     truncated: bool = False
     edits: list[Edit] = field(default_factory=list)
     rating: float | None = None
+    raw: str = ""  # the sentence as written, marks included
 
     @property
     def valid(self) -> list[int]:
@@ -171,7 +172,7 @@ def analyses_of(record: Record, at_most: int | None = None,
         cites = st.citations[:at_most] if at_most is not None else st.citations
         earlier = " ".join(s.text for s in out)
         out.append(StatementAnalysis(record.id, i, st.text, record.question, earlier,
-                                     record.docs, tuple(cites)))
+                                     record.docs, tuple(cites), raw=st.raw))
     return out
 
 
@@ -258,3 +259,18 @@ def action_counts(stmts: Sequence[StatementAnalysis]) -> dict[str, int]:
     counts["keep"] = sum(1 for s in stmts if s.context == "retrieval"
                          for c in s.valid if all(c != d for _, d in s.edits))
     return dict(counts)
+
+
+def analysis_row(s: StatementAnalysis) -> dict[str, Any]:
+    """A finished analysis as plain JSON data (what build shards store per statement)."""
+    search = s.search
+    return {
+        "id": s.rid, "statement": s.index, "text": s.text, "raw": s.raw,
+        "citations": list(s.cites), "context": s.context,
+        "single": s.single, "partial": s.partial,
+        "support": [sorted(x) for x in s.support], "gold": s.gold,
+        "supported": bool(search and search.supported), "joint": s.joint,
+        "loo": {str(k): v for k, v in s.loo.items()},
+        "edits": [[a.value, c] for a, c in s.edits], "rating": s.rating,
+        "calls": search.calls if search else 0, "truncated": s.truncated,
+    }

@@ -11,8 +11,11 @@ Pruned search (the default), one round per step, every round batched across all 
 2. one call on the union of the *remaining* docs (those that do not entail alone), when there are
    at least two: if it does not entail, under monotonicity no subset of them will and the search
    stops (the answer also says whether the statement is supported by the docs at all);
-3. pairs among the remaining docs, then triples, ... up to ``max_size``, skipping any set that
-   contains a supporting set already found.
+3. when the union entails and holds three or more docs, the union minus each of its docs (a doc
+   whose removal breaks entailment is in every supporting subset);
+4. pairs among the remaining docs, then triples, ... up to ``max_size``, skipping any set that
+   contains a supporting set already found and any set inside a set known to fail (monotonicity:
+   a subset of a failing set fails).
 
 ``exhaustive=True`` asks every subset of size 1..``max_size`` (plus the union of all docs when
 there are more docs than ``max_size``) in one round and keeps the minimal supporting ones. Under a
@@ -32,7 +35,8 @@ Subset = tuple[int, ...]  # 1-based doc ids, increasing
 
 
 def exhaustive_calls(n_docs: int, max_size: int) -> int:
-    """Σ_{i=1..max_size} C(n, i): the calls an exhaustive enumeration spends on one statement."""
+    """Σ_{i=1..max_size} C(n, i): the subsets an exhaustive enumeration asks for one statement
+    (``SubsetSearch(exhaustive=True)`` asks the union of all docs too when n > max_size)."""
     return sum(comb(n_docs, i) for i in range(1, min(max_size, n_docs) + 1))
 
 
@@ -46,8 +50,9 @@ def is_covered(ids: Sequence[int], support: Sequence[frozenset[int]]) -> bool:
 class SubsetSearch:
     """The search for one statement: ask :meth:`queries`, feed the answers to :meth:`answer`,
     until :attr:`done`. Results: :attr:`support` (minimal supporting subsets, by size then ids),
-    :attr:`single` / :attr:`single_results` (each doc alone), :attr:`union_entails` and
-    :attr:`calls` (subsets asked)."""
+    :attr:`single` / :attr:`single_results` (each doc alone), :attr:`supported` and
+    :attr:`calls` (subsets asked). :attr:`union_entails` is the union of the docs that fail
+    alone (pruned) or of all docs (exhaustive)."""
 
     n_docs: int
     max_size: int = 3
@@ -124,13 +129,20 @@ class SubsetSearch:
                 self.union_entails = False
                 return []
             return [tuple(rest)]
-        size = step  # step 2 asks pairs, step 3 triples, ...
-        if size > min(k, len(rest)) or not self.union_entails:
+        if not self.union_entails:
+            self._step = -1
+            return []
+        if step == 2:  # the union minus each doc
+            return [tuple(d for d in rest if d != x) for x in rest] if len(rest) >= 3 and k >= 2 else []
+        size = step - 1  # step 3 asks pairs, step 4 triples, ...
+        if size > min(k, len(rest)):
             self._step = -1
             return []
         found = self.support
+        failed = [f for f, ok in self.known.items() if not ok and len(f) > size]
         return [c for c in combinations(rest, size)
-                if frozenset(c) not in self.known and not is_covered(c, found)]
+                if frozenset(c) not in self.known and not is_covered(c, found)
+                and not any(f.issuperset(c) for f in failed)]
 
     def answer(self, results: Sequence[NLIResult]) -> None:
         """The NLI results for the subsets of the last :meth:`queries`, in the same order."""

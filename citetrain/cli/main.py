@@ -11,6 +11,7 @@ from citetrain import __version__
 COMMANDS = {
     "eval": "citetrain.cli.eval_cmd",
     "meta-eval": "citetrain.cli.meta_eval_cmd",
+    "build": "citetrain.cli.build_cmd",
 }
 
 

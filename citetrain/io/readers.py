@@ -190,6 +190,7 @@ class ReadResult:
     duplicates: int = 0
     conflicting: int = 0
     paths: list[str] = field(default_factory=list)
+    origins: list[tuple[str, int]] = field(default_factory=list)  # (path, line) per record
 
     def summary(self) -> str:
         """``"skipped 3 of 120 records: 2 missing field 'question', 1 malformed JSON"``
@@ -209,14 +210,19 @@ def read_records(path: PathLike, fmt: str = "auto", *, skip_invalid: bool = Fals
     items = load_items(path, problems)
     name = resolve_format(fmt, items, problems, CONVERTERS, detect_format)
     records: list[Record] = []
+    origins: list[tuple[str, int]] = []
     for line, item in items:
         if not check_object(line, item, problems):
             continue
         try:
-            records.extend(CONVERTERS[name](item, str(line)))
+            got = CONVERTERS[name](item, str(line))
         except RecordError as err:
             problems.record_error(line, err)
-    return ReadResult(records, problems.skipped, name, len(items), paths=[str(path)])
+            continue
+        records.extend(got)
+        origins.extend([(str(path), line)] * len(got))
+    return ReadResult(records, problems.skipped, name, len(items), paths=[str(path)],
+                      origins=origins)
 
 
 def read_many(paths: Iterable[PathLike], fmt: str = "auto", *,
@@ -225,6 +231,7 @@ def read_many(paths: Iterable[PathLike], fmt: str = "auto", *,
     ``duplicates``; ``conflicting`` counts those whose content differs). ExpertQA's four
     annotated splits are two partitions of one pool, so their (question, system) ids repeat."""
     seen: dict[str, Record] = {}
+    where: dict[str, tuple[str, int]] = {}
     skipped: list[Skip] = []
     formats: list[str] = []
     n_items = duplicates = conflicting = 0
@@ -236,11 +243,12 @@ def read_many(paths: Iterable[PathLike], fmt: str = "auto", *,
         names.append(str(path))
         if part.format not in formats:
             formats.append(part.format)
-        for rec in part.records:
+        for rec, origin in zip(part.records, part.origins):
             if rec.id in seen:
                 duplicates += 1
                 conflicting += seen[rec.id] != rec
             else:
-                seen[rec.id] = rec
+                seen[rec.id], where[rec.id] = rec, origin
     return ReadResult(list(seen.values()), skipped, formats[0] if len(formats) == 1 else
-                      "+".join(formats), n_items, duplicates, conflicting, names)
+                      "+".join(formats), n_items, duplicates, conflicting, names,
+                      [where[k] for k in seen])
