@@ -12,18 +12,26 @@ The analysis, in rounds batched across every statement given:
 """
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from citetrain.builders.subsets import SubsetSearch, is_covered, run_searches
-from citetrain.metrics.editdist import PUBLISHED_WEIGHTS, Action, Edit, Weights, editdist_score
+from citetrain.metrics.editdist import (
+    PUBLISHED_WEIGHTS,
+    Action,
+    Edit,
+    Weights,
+    editdist_score,
+)
 from citetrain.nli.base import NLIResult, Pair
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Doc, Record, join_docs
 from citetrain.text.statements import statements
 
 CONTEXTS = ("query", "retrieval", "response", "model")
+_WORD = re.compile(r"\w")
 # add-credibility stops once the edited citations number this many (F.3: "at most 3 citations")
 CREDIBILITY_CAP = 3
 PARTIAL_THRESHOLD = 0.5  # three-way backends: a doc with P(partial) >= this partially supports
@@ -164,6 +172,11 @@ class StatementAnalysis:
         return self.search.gold if self.search else []
 
 
+def is_empty_statement(text: str) -> bool:
+    """A statement with no word left once its marks are removed (e.g. ``[1][2].``)."""
+    return _WORD.search(text) is None
+
+
 def analyses_of(record: Record, at_most: int | None = None,
                 first_line_only: bool = False) -> list[StatementAnalysis]:
     """The record's statements, their citations (cut to ``at_most``) and the text before them."""
@@ -192,7 +205,7 @@ def _ask(engine: NLIEngine, jobs: list[Job]) -> list[NLIResult]:
 def _context_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine) -> None:
     jobs: list[Job] = []
     for s in stmts:
-        if not s.text.strip():
+        if is_empty_statement(s.text):
             s.context = "model"
             continue
         if s.question.strip():
@@ -233,7 +246,8 @@ def analyse(
     every non-empty statement (builders: gold targets for all); ``False`` only for statements
     that are neither query nor response context (the metric: fewer calls)."""
     _context_round(stmts, engine)
-    todo = [s for s in stmts if s.text.strip() and (search_all or s.context is None)]
+    todo = [s for s in stmts if not is_empty_statement(s.text)
+            and (search_all or s.context is None)]
     _cited_round(todo, engine)
     for s in todo:
         s.search = SubsetSearch(len(s.docs), max_size, exhaustive)

@@ -8,8 +8,15 @@ from pathlib import Path
 from typing import Any, Callable
 
 from citetrain import __version__
+from citetrain.builders.labels import is_empty_statement
 from citetrain.builders.run import (
-    Ranks, analyse_shard, check_work, collect_rows, out_dir, pruning_check, run_shards,
+    Ranks,
+    analyse_shard,
+    check_work,
+    collect_rows,
+    out_dir,
+    pruning_check,
+    run_shards,
     save_dataset,
 )
 from citetrain.builders.sets import BUILDERS, split_of
@@ -77,7 +84,7 @@ def build(spec: BuildSpec, *, engine: NLIEngine | None = None, ranks: Ranks | No
         from citetrain.builders.sets import judge_prompt
 
         prompts = [judge_prompt(it.record, [r for r in rows.get(it.record.id, [])
-                                            if r["text"].strip() and r["context"] == "retrieval"])
+                                            if not is_empty_statement(r["text"]) and r["context"] == "retrieval"])
                    for it in sources.items]
         kwargs["teacher"] = _teacher(spec, out, [p for p in prompts if p])
     examples: dict[str, list[dict[str, Any]]] = {"train": [], "validation": []}

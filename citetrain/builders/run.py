@@ -25,7 +25,12 @@ from typing import Any, Callable
 
 from tqdm.auto import tqdm
 
-from citetrain.builders.labels import analyse, analyses_of, analysis_row
+from citetrain.builders.labels import (
+    analyse,
+    analyses_of,
+    analysis_row,
+    is_empty_statement,
+)
 from citetrain.builders.sources import Sources
 from citetrain.builders.spec import BuildSpec
 from citetrain.builders.subsets import SubsetSearch, run_searches
@@ -110,7 +115,7 @@ def pruning_check(sources: Sources, rows: dict[str, list[dict[str, Any]]], spec:
                   engine: NLIEngine) -> dict[str, Any]:
     """Re-search a seeded sample of statements exhaustively; count gold disagreements."""
     pool = [(it.record, r) for it in sources.items for r in rows.get(it.record.id, [])
-            if r["text"].strip()]
+            if not is_empty_statement(r["text"])]
     sample = random.Random(spec.seed).sample(pool, min(spec.check_sample, len(pool)))
     searches = [SubsetSearch(len(rec.docs), spec.max_subset, exhaustive=True) for rec, _ in sample]
 

@@ -13,6 +13,7 @@ from collections import Counter
 from typing import Any, Callable, Sequence
 
 from citetrain.builders import prompts as P
+from citetrain.builders.labels import is_empty_statement
 from citetrain.metrics.editdist import Action
 from citetrain.metrics.itercoe import REASONS, render_citeeval_prompt
 from citetrain.records import Record
@@ -54,7 +55,7 @@ def perturb(cites: Sequence[int], n_docs: int, rng: random.Random) -> list[int]:
 
 
 def _usable(rows: Rows, dropped: Counter[str]) -> list[dict[str, Any]]:
-    keep = [r for r in rows if r["text"].strip()]
+    keep = [r for r in rows if not is_empty_statement(r["text"])]
     dropped["empty statement"] += len(rows) - len(keep)
     return keep
 

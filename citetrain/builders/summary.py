@@ -4,6 +4,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
+from citetrain.builders.labels import is_empty_statement
 from citetrain.builders.subsets import exhaustive_calls
 
 
@@ -11,7 +12,7 @@ def statement_counts(rows: Sequence[dict[str, Any]], n_docs: dict[str, int],
                      max_subset: int) -> dict[str, Any]:
     """Statements by kind of support, NLI calls spent vs an exhaustive search, contexts,
     edit actions (kept citations as ``keep``) and truncated premises."""
-    rows = [r for r in rows if r["text"].strip()]
+    rows = [r for r in rows if not is_empty_statement(r["text"])]
     single = sum(any(len(s) == 1 for s in r["support"]) for r in rows)
     by_set = sum(bool(r["support"]) and all(len(s) > 1 for s in r["support"]) for r in rows)
     actions = Counter(a for r in rows for a, _ in r["edits"])

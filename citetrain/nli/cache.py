@@ -1,4 +1,5 @@
-"""A persistent NLI cache in SQLite, safe for several processes (WAL, busy timeout).
+"""A persistent NLI cache in SQLite, safe for several processes (WAL, busy timeout; the
+shared helpers of :mod:`citetrain.llm.cache`).
 
 Keyed by (model id, revision, premise, hypothesis); values are :class:`NLIResult`.
 """
@@ -8,10 +9,10 @@ import hashlib
 import json
 import os
 import sqlite3
-import time
 from pathlib import Path
 from typing import Iterable, Sequence
 
+from citetrain.llm.cache import connect, init_db
 from citetrain.nli.base import NLIResult, Pair
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS nli (
@@ -37,25 +38,10 @@ class NLICache:
     """Get and put NLI results; each call is one short transaction."""
 
     def __init__(self, path: str | os.PathLike[str] | None = None) -> None:
-        self.path = Path(path) if path is not None else default_cache_path()
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        for attempt in range(100):
-            try:
-                with self._connect() as con:
-                    con.execute("PRAGMA journal_mode=WAL")
-                    con.execute(_SCHEMA)
-                break
-            except sqlite3.OperationalError as exc:
-                # switching a new file to WAL does not wait on the busy timeout: another process
-                # creating the same cache at this moment makes it fail at once, so try again
-                if "locked" not in str(exc) or attempt == 99:
-                    raise
-                time.sleep(0.05)
+        self.path = init_db(path if path is not None else default_cache_path(), _SCHEMA)
 
     def _connect(self) -> sqlite3.Connection:
-        con = sqlite3.connect(self.path, timeout=120)
-        con.execute("PRAGMA busy_timeout=120000")
-        return con
+        return connect(self.path)
 
     def get_many(self, keys: Sequence[str]) -> dict[str, NLIResult]:
         """The cached results among ``keys``."""

@@ -6,25 +6,22 @@ Models"): is the claim *Attributable* to the reference, *Extrapolatory* (not inf
 ``logprobs=True`` and the server returns them, the probability mass of first tokens that begin
 "Attributable". ``support`` = full / no for Attributable / the others (AttrScore has no partial).
 
-Only the standard library is used (``urllib.request``). The API key is read from an environment
-variable (``OPENAI_API_KEY`` by default) at request time; it is never stored on the object, logged,
-or put into an error message. Requests are retried with exponential backoff on 429, 5xx and
-connection errors; 401/403 fail at once.
+Requests go through :class:`citetrain.llm.client.ChatClient`: the API key is read from an
+environment variable (``OPENAI_API_KEY`` by default) at request time; it is never stored on the
+object, logged, or put into an error message. Requests are retried with exponential backoff on
+429, 5xx and connection errors; 401/403 fail at once.
 """
 from __future__ import annotations
 
 import hashlib
 import json
 import math
-import os
 import re
-import time
-import urllib.error
-import urllib.request
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
 from citetrain.errors import CitetrainError
+from citetrain.llm.client import DEFAULT_BASE_URL, ChatClient
 from citetrain.nli.base import NLIResult, Pair
 from citetrain.nli.hf import reject_unknown
 
@@ -39,7 +36,7 @@ ATTRSCORE_PROMPT = (
 )
 VERDICTS = ("attributable", "extrapolatory", "contradictory")
 _NEGATED = re.compile(r"\b(?:not|non|un)[\s\-]?attributable\b", re.IGNORECASE)
-DEFAULT_BASE_URL = "https://api.openai.com/v1"
+__all__ = ["ATTRSCORE_PROMPT", "DEFAULT_BASE_URL", "LLMNLI", "VERDICTS", "parse_verdict"]
 
 
 def parse_verdict(answer: str) -> str | None:
@@ -103,16 +100,18 @@ class LLMNLI:
             raise CitetrainError(f"llm NLI: tries must be at least 1, got {tries}")
         if "{claim}" not in prompt or "{reference}" not in prompt:
             raise CitetrainError("llm NLI: the prompt must contain {claim} and {reference}")
+        self.client = ChatClient(
+            model, base_url=base_url, api_key_env=api_key_env, tries=tries,
+            retry_delay=retry_delay, timeout=timeout, max_tokens=max_tokens,
+            temperature=temperature, concurrency=concurrency)
+        c = self.client
         self.model_id = model
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = c.base_url
         self.api_key_env = api_key_env
         self.batch_size = int(batch_size)
-        self.concurrency = max(1, int(concurrency))
-        self.tries = int(tries)
-        self.retry_delay = float(retry_delay)
-        self.timeout = float(timeout)
-        self.max_tokens = int(max_tokens)
-        self.temperature = float(temperature)
+        self.concurrency = c.concurrency
+        self.tries, self.retry_delay, self.timeout = c.tries, c.retry_delay, c.timeout
+        self.max_tokens, self.temperature = c.max_tokens, c.temperature
         self.logprobs = bool(logprobs)
         self.prompt = prompt
         blob = json.dumps([prompt, model, temperature, max_tokens, logprobs])
@@ -134,68 +133,11 @@ class LLMNLI:
 
     def _judge(self, pair: Pair) -> NLIResult:
         premise, hypothesis = pair
-        body: dict[str, Any] = {
-            "model": self.model_id,
-            "messages": [{"role": "user", "content": self.prompt.format(
-                claim=hypothesis, reference=premise)}],
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-        }
-        if self.logprobs:
-            body.update(logprobs=True, top_logprobs=5)
-        reply = self._post("/chat/completions", body)
-        try:
-            choice = reply["choices"][0]
-            answer = choice["message"]["content"] or ""
-        except (KeyError, IndexError, TypeError):
-            raise CitetrainError(
-                f"{self.base_url}: unexpected reply (no choices[0].message.content)") from None
-        verdict = parse_verdict(answer)
+        extra = {"logprobs": True, "top_logprobs": 5} if self.logprobs else {}
+        choice = self.client.choice(self.prompt.format(claim=hypothesis, reference=premise), **extra)
+        verdict = parse_verdict(choice["message"]["content"] or "")
         label = verdict == "attributable"
         prob = _attributable_mass(choice.get("logprobs")) if self.logprobs else None
         if prob is None:
             prob = 1.0 if label else 0.0
         return NLIResult(prob, label, (1.0, 0.0, 0.0) if label else (0.0, 0.0, 1.0))
-
-    def _post(self, path: str, body: dict[str, Any]) -> dict[str, Any]:
-        """POST JSON with retries; every failure becomes one clean line without the key."""
-        url = self.base_url + path
-        data = json.dumps(body).encode("utf-8")
-        key = os.environ.get(self.api_key_env, "")
-        headers = {"Content-Type": "application/json"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        last = ""
-        for attempt in range(self.tries):
-            if attempt:
-                time.sleep(self.retry_delay * 2 ** (attempt - 1))
-            request = urllib.request.Request(url, data=data, headers=headers, method="POST")
-            try:
-                with urllib.request.urlopen(request, timeout=self.timeout) as resp:
-                    payload = resp.read()
-                return json.loads(payload.decode("utf-8"))
-            except urllib.error.HTTPError as exc:
-                status = exc.code
-                if status in (401, 403):
-                    raise CitetrainError(
-                        f"{self.base_url} refused the API key (HTTP {status}); "
-                        f"check ${self.api_key_env}") from None
-                if status == 429 or status >= 500:
-                    last = f"HTTP {status}"
-                    continue
-                detail = _clean(exc.read().decode("utf-8", "replace"), key)
-                raise CitetrainError(f"{url}: HTTP {status}: {detail}") from None
-            except urllib.error.URLError as exc:
-                reason = exc.reason
-                last = getattr(reason, "strerror", None) or str(reason)
-            except (ConnectionError, TimeoutError) as exc:
-                last = getattr(exc, "strerror", None) or type(exc).__name__
-            except json.JSONDecodeError:
-                raise CitetrainError(f"{url}: the reply is not JSON") from None
-        raise CitetrainError(f"cannot reach {self.base_url} after {self.tries} tries: {_clean(last, key)}")
-
-
-def _clean(text: str, key: str) -> str:
-    """One line, at most 200 characters, with the key masked should a server echo it."""
-    line = " ".join(text.split())[:200]
-    return line.replace(key, "***") if key else line

@@ -1,0 +1,1 @@
+"""OpenAI-compatible chat client with a persistent SQLite answer cache."""
