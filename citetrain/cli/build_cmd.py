@@ -42,7 +42,8 @@ def distributed_ranks():
 
     if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
         return Ranks()
+    import torch
     from accelerate import PartialState
 
-    state = PartialState()
+    state = PartialState(cpu=not torch.cuda.is_available())  # CPU: gloo across processes
     return Ranks(state.process_index, state.num_processes, state.wait_for_everyone)
