@@ -47,11 +47,13 @@ def make_build_engine(spec: BuildSpec, out: Path, ranks: Ranks, progress: bool) 
     return make_engine(spec.nli, cache=cache, progress=progress, **options)
 
 
-def _teacher(spec: BuildSpec, out: Path, prompts: list[str]) -> Callable[[str], str | None]:
+def _teacher(spec: BuildSpec, out: Path, prompts: list[tuple[str, int]],
+             progress: bool) -> Callable[[str], str | None]:
     """Ask the teacher every prompt (cached, resumable) and return a lookup of parsable outputs."""
     from citetrain.builders.teacher import teacher_outputs
 
-    got = teacher_outputs(spec.judge.teacher, prompts, out / "work" / "teacher.sqlite")  # type: ignore[union-attr]
+    got = teacher_outputs(spec.judge.teacher, prompts, out / "work" / "teacher.sqlite",  # type: ignore[union-attr]
+                          progress)
     return lambda prompt: got.get(prompt)
 
 
@@ -83,10 +85,13 @@ def build(spec: BuildSpec, *, engine: NLIEngine | None = None, ranks: Ranks | No
     if spec.kind == "judge" and sub.teacher is not None:
         from citetrain.builders.sets import judge_prompt
 
-        prompts = [judge_prompt(it.record, [r for r in rows.get(it.record.id, [])
-                                            if not is_empty_statement(r["text"]) and r["context"] == "retrieval"])
-                   for it in sources.items]
-        kwargs["teacher"] = _teacher(spec, out, [p for p in prompts if p])
+        prompts = []
+        for it in sources.items:
+            mine = [r for r in rows.get(it.record.id, [])
+                    if not is_empty_statement(r["text"]) and r["context"] == "retrieval"]
+            if mine:
+                prompts.append((judge_prompt(it.record, mine), len(mine)))
+        kwargs["teacher"] = _teacher(spec, out, prompts, progress)
     examples: dict[str, list[dict[str, Any]]] = {"train": [], "validation": []}
     for it in sources.items:
         mine = rows.get(it.record.id, [])
@@ -116,6 +121,8 @@ def build(spec: BuildSpec, *, engine: NLIEngine | None = None, ranks: Ranks | No
         "processes": ranks.world,
     }
     save_dataset(examples, out / "dataset")
+    atomic_write_text(out / "statements.jsonl", "".join(
+        json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in all_rows))
     atomic_write_text(out / "problems.jsonl", "".join(
         json.dumps(p, ensure_ascii=False) + "\n" for p in sources.problems))
     atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=2, sort_keys=True) + "\n")

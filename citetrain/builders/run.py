@@ -5,6 +5,7 @@ Layout of the output folder::
 
     dataset/        DatasetDict (train, validation) saved with save_to_disk
     manifest.json   sources and hashes, NLI model and revision, settings, counts and drops
+    statements.jsonl  per statement: minimal subsets, gold ids, context, edits, calls, truncation
     problems.jsonl  every input problem with file, line and field
     summary.txt     the summary table
     work/           settings.json, shard-NNNNN.jsonl (finished shards), nli.sqlite (NLI cache)
@@ -151,7 +152,7 @@ def save_dataset(examples: dict[str, list[dict[str, Any]]], target: Path) -> Non
     dd = datasets.DatasetDict({
         name: datasets.Dataset.from_dict({c: [ex.get(c) for ex in exs] for c in cols},
                                          features=feats)
-        for name, exs in examples.items()})
+        for name, exs in examples.items() if exs})  # an empty split is left out
     tmp = target.with_name(target.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     datasets.disable_progress_bars()

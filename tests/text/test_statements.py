@@ -25,3 +25,10 @@ def test_empty_output_has_no_sentences():
 def test_splitter_is_named():
     name = splitter_name()
     assert name == "nltk-punkt" or name.startswith("spacy:")
+
+
+def test_mid_sentence_mark_before_a_comma_does_not_split():
+    # spaCy cuts after "[3]," here; the splitter joins a piece that continues the sentence
+    text = "The river flows north [3], and the lake is deep [1]. It rains [2]."
+    assert split_sentences(text, prefer="spacy") == [
+        "The river flows north [3], and the lake is deep [1].", "It rains [2]."]
