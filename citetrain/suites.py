@@ -50,13 +50,18 @@ class Suite(BaseModel):
         return v
 
 
+def resolve_data_paths(data: list[SuiteData], config_path: str | Path) -> None:
+    """Make relative data paths absolute, taken from the config file's folder (in place)."""
+    base = Path(config_path).resolve().parent
+    for d in data:
+        p = Path(d.path)
+        d.path = str(p if p.is_absolute() else (base / p).resolve())
+
+
 def load_suite(path: str | Path, overrides: list[str] | None = None) -> Suite:
     """Validate a suite file and make its data paths absolute."""
     suite = load_config(Suite, path, overrides)
-    base = Path(path).resolve().parent
-    for d in suite.data:
-        p = Path(d.path)
-        d.path = str(p if p.is_absolute() else (base / p).resolve())
+    resolve_data_paths(suite.data, path)
     if suite.out and not Path(suite.out).is_absolute():
         suite.out = str(Path(suite.out))
     return suite

@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from citetrain.config import load_config
-from citetrain.suites import SuiteData
+from citetrain.suites import SuiteData, resolve_data_paths
 
 Kind = Literal["refiner", "generator", "judge"]
 
@@ -103,8 +103,5 @@ class BuildSpec(_Section):
 def load_spec(path: str | Path, overrides: list[str] | None = None) -> BuildSpec:
     """Validate a spec; source paths are taken relative to the spec file's folder."""
     spec = load_config(BuildSpec, path, overrides)
-    base = Path(path).resolve().parent
-    for s in spec.sources:
-        p = Path(s.path)
-        s.path = str(p if p.is_absolute() else (base / p).resolve())
+    resolve_data_paths(spec.sources, path)
     return spec
