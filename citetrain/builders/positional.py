@@ -47,4 +47,4 @@ def add_claim_targets(items: Sequence[Any], rows: list[dict[str, Any]], spec: An
     run_searches([s for *_, s in jobs], ask)
     for row, char, _, search in jobs:
         row.setdefault("claims", []).append([char, search.gold])
-        row["calls"] += search.calls
+        row["claim_calls"] = row.get("claim_calls", 0) + search.calls

@@ -26,6 +26,7 @@ def statement_counts(rows: Sequence[dict[str, Any]], n_docs: dict[str, int],
         "supported_by_none": len(rows) - single - by_set,
         "nli_calls": sum(r["calls"] for r in rows),
         "nli_calls_exhaustive": sum(exhaustive_calls(n_docs[r["id"]], max_subset) for r in rows),
+        "nli_calls_claims": sum(r.get("claim_calls", 0) for r in rows),
         "truncated_statements": sum(bool(r["truncated"]) for r in rows),
         "contexts": dict(sorted(Counter(r["context"] for r in rows).items())),
         "actions": dict(sorted(actions.items())),
@@ -48,6 +49,8 @@ def summary_table(counts: dict[str, Any], examples: dict[str, int], dropped: dic
         ("NLI calls (subset search)", f"{calls} vs {counts['nli_calls_exhaustive']} exhaustive "
                                       f"({100 * calls / full:.1f}%)"),
     ]
+    if counts.get("nli_calls_claims"):
+        lines.append(("NLI calls (claim searches)", str(counts["nli_calls_claims"])))
     lines += [(f"context {k}", str(v)) for k, v in counts["contexts"].items()]
     lines += [(f"label {k}", str(v)) for k, v in counts["actions"].items()]
     lines += [(f"examples {k}", str(v)) for k, v in examples.items()]
