@@ -2,7 +2,8 @@
 
 Each builder returns ``(examples, dropped)``: examples are dicts with ``prompt``, ``completion``
 and bookkeeping columns (``id``, ``question``, ``unit``); ``dropped`` counts what was left out,
-by reason. Analyses are the rows of :func:`citetrain.builders.labels.analysis_row`.
+by reason. A completion starts with a space or a newline so that no token spans the boundary
+between prompt and completion (the loss mask is cut there). Analyses are the rows of :func:`citetrain.builders.labels.analysis_row`.
 """
 from __future__ import annotations
 
@@ -79,11 +80,11 @@ def refiner_examples(record: Record, rows: Rows, *, unit: str = "statement", per
         prompt = P.refiner_response_prompt(record.question, record.docs, [s for s, _ in inputs],
                                            max_words)
         return [{**base, "unit": "response", "prompt": prompt,
-                 "completion": P.refiner_response_completion([r["gold"] for r in rows]),
+                 "completion": "\n" + P.refiner_response_completion([r["gold"] for r in rows]),
                  "perturbed": any(p for _, p in inputs)}], dropped
     return [{**base, "unit": f"statement {r['statement']}", "perturbed": pert,
              "prompt": P.refiner_prompt(record.question, record.docs, stmt, max_words),
-             "completion": P.render_ids(r["gold"])}
+             "completion": " " + P.render_ids(r["gold"])}
             for r, (stmt, pert) in zip(rows, inputs)], dropped
 
 
@@ -99,7 +100,7 @@ def generator_examples(record: Record, rows: Rows, *, max_words: int | None = No
     answer = " ".join(_with_marks(r) for r in rows)
     return [{"id": record.id, "question": record.question, "unit": "response",
              "prompt": P.generator_prompt(record.question, record.docs, max_words),
-             "completion": answer}], dropped
+             "completion": " " + answer}], dropped
 
 
 def _with_marks(row: dict[str, Any]) -> str:
@@ -168,7 +169,7 @@ def judge_examples(record: Record, rows: Rows, *, teacher: Callable[[str], str |
     else:
         completion = "\n".join(render_judgement(k, r) for k, r in enumerate(rows, 1))
     return [{"id": record.id, "question": record.question, "unit": "response",
-             "prompt": prompt, "completion": completion}], dropped
+             "prompt": prompt, "completion": "\n" + completion}], dropped
 
 
 BUILDERS = {"refiner": refiner_examples, "generator": generator_examples, "judge": judge_examples}

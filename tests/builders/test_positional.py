@@ -29,4 +29,4 @@ def test_claims_get_their_own_gold_in_place():
     add_claim_targets([item], rows, SimpleNamespace(max_subset=3, exhaustive=False), engine)
     assert [g for _, g in rows[0]["claims"]] == [[1], [2]]
     (ex,), _ = generator_examples(rec, rows)
-    assert ex["completion"] == "The river flows north [1], and the lake is deep [2]."
+    assert ex["completion"] == " The river flows north [1], and the lake is deep [2]."

@@ -24,7 +24,7 @@ def test_refiner_per_statement_keeps_original_citations_and_targets_gold():
     rec = record()
     exs, dropped = refiner_examples(rec, rows_of(rec))
     assert not +dropped
-    assert [e["completion"] for e in exs] == ["[2][3]", "[1][4]", "[]", "[1][2][3]"]
+    assert [e["completion"] for e in exs] == [" [2][3]", " [1][4]", " []", " [1][2][3]"]
     assert "Statement: Pair only is true [1].\nCitations:" in exs[0]["prompt"]
     assert "Document [3](Title: c): Gamma fact." in exs[0]["prompt"]
     assert P.parse_ids(exs[0]["completion"]) == [2, 3] and P.parse_ids("[]") == []
@@ -33,7 +33,7 @@ def test_refiner_per_statement_keeps_original_citations_and_targets_gold():
 def test_refiner_per_response():
     rec = record()
     (ex,), _ = refiner_examples(rec, rows_of(rec), unit="response")
-    assert ex["completion"] == "1: [2][3]\n2: [1][4]\n3: []\n4: [1][2][3]"
+    assert ex["completion"] == "\n1: [2][3]\n2: [1][4]\n3: []\n4: [1][2][3]"
     assert "4. Redundant is true [1][2]." in ex["prompt"]
     assert P.parse_response_ids(ex["completion"], 4) == [[2, 3], [1, 4], [], [1, 2, 3]]
 
@@ -45,7 +45,7 @@ def test_perturbation_is_seeded_and_changes_one_id():
     b, _ = refiner_examples(rec, rows, perturb_p=1.0, seed=3)
     assert a == b and all(e["perturbed"] for e in a)
     # completions are the gold ids whatever the input says
-    assert [e["completion"] for e in a] == ["[2][3]", "[1][4]", "[]", "[1][2][3]"]
+    assert [e["completion"] for e in a] == [" [2][3]", " [1][4]", " []", " [1][2][3]"]
     for _ in range(50):
         rng = unit_rng(0, "x", _)
         got = perturb([1, 2], 4, rng)
@@ -55,7 +55,7 @@ def test_perturbation_is_seeded_and_changes_one_id():
 def test_generator_answer_has_gold_marks_at_sentence_end():
     rec = record()
     (ex,), _ = generator_examples(rec, rows_of(rec))
-    assert ex["completion"] == ("Pair only is true [2][3]. Two separately is true [1][4]. "
+    assert ex["completion"] == (" Pair only is true [2][3]. Two separately is true [1][4]. "
                                 "Nothing is true. Redundant is true [1][2][3].")
     assert ex["prompt"].endswith("Answer:") and "Question: Which facts hold?" in ex["prompt"]
     assert attach_marks("No dot", [1]) == "No dot [1]"
@@ -78,7 +78,7 @@ def test_judge_teacher_outputs_and_unparsable_drop():
     rec = record()
     rows = rows_of(rec)
     exs, dropped = judge_examples(rec, rows, teacher=lambda p: "TEACHER")
-    assert exs[0]["completion"] == "TEACHER"
+    assert exs[0]["completion"] == "\nTEACHER"
     exs, dropped = judge_examples(rec, rows, teacher=lambda p: None)
     assert exs == [] and dropped == Counter({"teacher output unparsable": 1})
 

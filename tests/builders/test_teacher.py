@@ -55,7 +55,7 @@ def test_teacher_targets_cached_and_unparsable_dropped(tmp_path, teacher_server,
     assert len(prompts) == 4
     assert m["dropped"] == {"teacher output unparsable": 1} and m["examples"]["train"] == 3
     dd = datasets.load_from_disk(str(tmp_path / "o" / "dataset"))
-    assert set(dd["train"]["completion"]) == {GOOD}
+    assert set(dd["train"]["completion"]) == {"\n" + GOOD}
     # built again (e.g. after a kill): every answer comes from the cache
     build(spec, engine=engine(tmp_path), progress=False, log=lambda s: None)
     assert len(prompts) == 4
