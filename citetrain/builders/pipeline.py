@@ -23,7 +23,7 @@ from citetrain.builders.sets import BUILDERS, split_of
 from citetrain.builders.sources import read_sources
 from citetrain.builders.spec import BuildSpec
 from citetrain.builders.summary import statement_counts, summary_table
-from citetrain.io.writers import atomic_write_text
+from citetrain.io.writers import atomic_write_text, write_records
 from citetrain.nli.engine import NLIEngine
 
 __all__ = ["build", "make_build_engine", "analyse_shard"]
@@ -121,6 +121,7 @@ def build(spec: BuildSpec, *, engine: NLIEngine | None = None, ranks: Ranks | No
         "processes": ranks.world,
     }
     save_dataset(examples, out / "dataset")
+    write_records([it.record for it in sources.items], out / "records.jsonl")
     atomic_write_text(out / "statements.jsonl", "".join(
         json.dumps(r, ensure_ascii=False, sort_keys=True) + "\n" for r in all_rows))
     atomic_write_text(out / "problems.jsonl", "".join(

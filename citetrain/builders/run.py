@@ -5,6 +5,7 @@ Layout of the output folder::
 
     dataset/        DatasetDict (train, validation) saved with save_to_disk
     manifest.json   sources and hashes, NLI model and revision, settings, counts and drops
+    records.jsonl   the kept input records, canonical form (the in-loop scorer reads them)
     statements.jsonl  per statement: minimal subsets, gold ids, context, edits, calls, truncation
     problems.jsonl  every input problem with file, line and field
     summary.txt     the summary table

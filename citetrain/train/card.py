@@ -1,0 +1,29 @@
+"""The model card saved with a trained model: recipe, data manifest and results."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from citetrain.io.writers import atomic_write_text
+from citetrain.train.recipe import Recipe
+
+
+def write_model_card(folder: str | Path, recipe: Recipe, data_path: Path, summary: dict[str, Any],
+                     base: str) -> Path:
+    """``README.md`` with the recipe (YAML) and the data manifest (JSON) embedded."""
+    manifest_path = Path(data_path).parent / "manifest.json"
+    manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else None
+    scores = summary.get("in_loop") or []
+    text = (f"---\nlibrary_name: {'peft' if recipe.method != 'full' else 'transformers'}\n"
+            f"base_model: {base}\ntags: [citetrain, citation, {recipe.kind}]\n---\n\n"
+            f"# {recipe.name}\n\nA citation {recipe.kind} trained with citetrain "
+            f"({recipe.method}, {summary.get('steps')} steps, final train loss "
+            f"{summary.get('train_loss', float('nan')):.4f}).\n\n"
+            + (f"Last in-loop citation scores: `{json.dumps(scores[-1])}`\n\n" if scores else "")
+            + "## Recipe\n\n```yaml\n" + yaml.safe_dump(recipe.model_dump(mode="json"), sort_keys=False)
+            + "```\n\n## Training data manifest\n\n```json\n"
+            + (json.dumps(manifest, indent=2) if manifest else "null") + "\n```\n")
+    return atomic_write_text(Path(folder) / "README.md", text)

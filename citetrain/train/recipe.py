@@ -1,0 +1,201 @@
+"""Training recipes: YAML files in the top-level ``recipes/``, validated with nested sections.
+
+Unknown keys are rejected with a "did you mean"; cross-field rules (QLoRA needs 4-bit loading and
+LoRA, warmup steps or ratio, best-checkpoint metric needs in-loop scoring, ...) are checked in the
+same pass, and every problem is reported at once (:class:`~citetrain.config.ConfigError`).
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from citetrain.config import ConfigError, apply_overrides, load_yaml, validate
+from citetrain.metrics.registry import METRICS
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TinySpec(_Section):
+    """A model built from a config (no download): ``family`` and sizes; its byte-level BPE
+    tokenizer is trained on the training set's text."""
+
+    family: Literal["llama", "qwen2"] = "llama"
+    hidden_size: int = Field(default=64, ge=8)
+    intermediate_size: int = Field(default=128, ge=8)
+    num_hidden_layers: int = Field(default=2, ge=1)
+    num_attention_heads: int = Field(default=4, ge=1)
+    num_key_value_heads: int = Field(default=2, ge=1)
+    vocab_size: int = Field(default=2000, ge=300)
+    max_position_embeddings: int = Field(default=4096, ge=64)
+    seed: int = 0
+
+
+class ModelSection(_Section):
+    name_or_path: str | None = None
+    revision: str | None = None
+    tiny: TinySpec | None = None
+    dtype: Literal["auto", "bf16", "fp16", "fp32"] = "auto"
+    attn_implementation: str | None = None
+    trust_remote_code: bool = False
+    gradient_checkpointing: bool = False
+
+
+class LoraSection(_Section):
+    enabled: bool = True
+    r: int = Field(default=16, ge=1)
+    alpha: int = Field(default=32, ge=1)
+    dropout: float = Field(default=0.05, ge=0.0, lt=1.0)
+    target_modules: list[str] | str = "all-linear"
+    modules_to_save: list[str] | None = None
+
+
+class QuantSection(_Section):
+    load_in_4bit: bool = False
+    quant_type: Literal["nf4", "fp4"] = "nf4"
+    double_quant: bool = True
+    compute_dtype: Literal["bf16", "fp16", "fp32"] = "bf16"
+
+
+class DataSection(_Section):
+    dataset: str
+    build: str | None = None
+    train_split: str = "train"
+    eval_split: str = "validation"
+    max_length: int = Field(default=2048, ge=16)
+    packing: bool = False
+    max_train_examples: int | None = Field(default=None, ge=1)
+
+
+class TrainSection(_Section):
+    output_dir: str
+    max_steps: int = Field(default=-1)
+    epochs: float = Field(default=1.0, gt=0)
+    learning_rate: float = Field(default=2e-4, gt=0)
+    batch_size: int = Field(default=4, ge=1)
+    grad_accum: int = Field(default=1, ge=1)
+    warmup_steps: int | None = Field(default=None, ge=0)
+    warmup_ratio: float | None = Field(default=None, ge=0.0, lt=1.0)
+    scheduler: str = "cosine"
+    weight_decay: float = Field(default=0.0, ge=0.0)
+    seed: int = 42
+    logging_steps: int = Field(default=10, ge=1)
+    save_steps: int = Field(default=200, ge=1)
+    save_total_limit: int | None = Field(default=3, ge=1)
+    resume: Literal["auto", "never"] | str = "auto"
+    bf16: Literal["auto", True, False] = "auto"
+    use_cpu: bool = False
+
+
+class EvalSection(_Section):
+    enabled: bool = True
+    steps: int = Field(default=200, ge=1)
+    subset: int = Field(default=32, ge=1)
+    metrics: list[str] = Field(default_factory=lambda: ["alce", "lenient"])
+    nli: str = "lexical"
+    nli_options: dict[str, Any] = Field(default_factory=dict)
+    max_new_tokens: int = Field(default=32, ge=1)
+    batch_size: int = Field(default=8, ge=1)
+    best_metric: str | None = None
+    greater_is_better: bool = True
+
+
+class LoggingSection(_Section):
+    report_to: list[Literal["wandb", "trackio", "tensorboard", "none"]] = Field(
+        default_factory=lambda: ["none"])
+    run_name: str | None = None
+    project: str = "citetrain"
+
+
+class LaunchSection(_Section):
+    config_file: str | None = None
+    num_processes: int = Field(default=1, ge=1)
+    num_machines: int = Field(default=1, ge=1)
+    multi_gpu: bool | None = None
+    env: dict[str, str] = Field(default_factory=dict)
+
+
+class HubSection(_Section):
+    push: bool = False
+    repo_id: str | None = None
+    private: bool = True
+
+
+class Recipe(_Section):
+    """A training run: what to train, on what, how, how to score it and how to launch it."""
+
+    name: str
+    kind: Literal["refiner", "generator", "judge"]
+    method: Literal["lora", "qlora", "full"] = "lora"
+    model: ModelSection
+    lora: LoraSection = Field(default_factory=LoraSection)
+    quantization: QuantSection = Field(default_factory=QuantSection)
+    data: DataSection
+    train: TrainSection
+    eval: EvalSection = Field(default_factory=EvalSection)
+    logging: LoggingSection = Field(default_factory=LoggingSection)
+    launch: LaunchSection = Field(default_factory=LaunchSection)
+    hub: HubSection = Field(default_factory=HubSection)
+
+
+def cross_field_errors(r: Recipe) -> list[str]:
+    """Rules that involve several keys; one message per broken rule."""
+    errs = []
+    if (r.model.name_or_path is None) == (r.model.tiny is None):
+        errs.append("model: give exactly one of name_or_path or tiny")
+    if r.method == "qlora" and not r.quantization.load_in_4bit:
+        errs.append("method qlora needs quantization.load_in_4bit: true")
+    if r.method != "qlora" and r.quantization.load_in_4bit:
+        errs.append(f"quantization.load_in_4bit is for method qlora (method is {r.method})")
+    if r.method in ("lora", "qlora") and not r.lora.enabled:
+        errs.append(f"method {r.method} needs lora.enabled: true")
+    if r.method == "full" and r.lora.enabled:
+        errs.append("method full trains every weight: set lora.enabled: false")
+    if r.train.warmup_steps is not None and r.train.warmup_ratio is not None:
+        errs.append("train: give warmup_steps or warmup_ratio, not both")
+    if r.train.max_steps == 0 or r.train.max_steps < -1:
+        errs.append("train.max_steps must be positive (or -1 to use epochs)")
+    bad = [m for m in r.eval.metrics if m not in METRICS]
+    if bad:
+        errs.append(f"eval.metrics: unknown {', '.join(bad)}; choose from {', '.join(METRICS)}")
+    if r.eval.best_metric and not r.eval.enabled:
+        errs.append("eval.best_metric needs eval.enabled: true (in-loop scoring)")
+    if r.hub.push and not r.hub.repo_id:
+        errs.append("hub.push needs hub.repo_id")
+    if "none" in r.logging.report_to and len(r.logging.report_to) > 1:
+        errs.append("logging.report_to: 'none' cannot be combined with other trackers")
+    if r.lora.target_modules == ["lm_head"] or "lm_head" in (r.lora.target_modules or []):
+        errs.append("lora.target_modules: trl refuses LoRA on lm_head; use lora.modules_to_save")
+    return errs
+
+
+def _resolve(recipe: Recipe, path: str | Path) -> Recipe:
+    """Relative paths in a recipe are taken from the repository root when they exist there,
+    else from the recipe's folder."""
+    base = Path(path).resolve().parent
+    for obj, key in ((recipe.data, "dataset"), (recipe.data, "build"), (recipe.launch, "config_file")):
+        value = getattr(obj, key)
+        if value and not Path(value).is_absolute() and not Path(value).exists():
+            cand = (base / value).resolve()
+            if cand.exists() or key == "dataset":
+                setattr(obj, key, str(cand) if cand.exists() else value)
+    return recipe
+
+
+def validate_recipe(data: dict[str, Any], path: str | Path = "<recipe>") -> Recipe:
+    """A :class:`Recipe` from plain data: schema errors first (all of them), then every
+    cross-field rule that is broken."""
+    recipe = validate(Recipe, data, str(path))
+    errors = cross_field_errors(recipe)
+    if errors:
+        raise ConfigError(str(path), errors)
+    return recipe
+
+
+def load_recipe(path: str | Path, overrides: list[str] | None = None) -> Recipe:
+    """Load, override (``section.key=value``) and validate a recipe; every error at once."""
+    recipe = validate_recipe(apply_overrides(load_yaml(path), overrides or []), path)
+    return _resolve(recipe, path)

@@ -1,0 +1,157 @@
+"""``python -m citetrain.train RECIPE [--set section.key=value ...]``: one training run.
+
+Under ``accelerate launch`` (DDP, FSDP, DeepSpeed) every process runs this module; the main
+process builds missing data and the tiny base model, the others wait.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from citetrain.errors import CitetrainError
+from citetrain.train import setup as S
+from citetrain.train.recipe import Recipe, load_recipe
+
+
+def resume_point(recipe: Recipe, out: Path, identity: dict[str, Any]) -> str | None:
+    """The checkpoint to resume from (``resume: auto``: the last one), after checking that the
+    run that wrote it had the same world size and recipe."""
+    from transformers.trainer_utils import get_last_checkpoint
+
+    mode = recipe.train.resume
+    if mode == "never" or not out.is_dir():
+        return None
+    ckpt = get_last_checkpoint(str(out)) if mode == "auto" else mode
+    if ckpt is None:
+        return None
+    if not Path(ckpt).is_dir():
+        raise CitetrainError(f"train.resume: {ckpt} is not a checkpoint folder")
+    saved = out / "citetrain_run.json"
+    if saved.is_file():
+        old = json.loads(saved.read_text())
+        if old.get("world_size") != identity["world_size"]:
+            raise CitetrainError(
+                f"{ckpt} was written by {old.get('world_size')} processes, this run has "
+                f"{identity['world_size']}: data order and optimizer state would not match; use "
+                "the same number of processes, another train.output_dir, or train.resume: never")
+        if old.get("recipe") != identity["recipe"]:
+            changed = sorted(k for k in identity["recipe"] if old["recipe"].get(k) != identity["recipe"][k])
+            raise CitetrainError(f"{ckpt} was trained with another recipe ({', '.join(changed)} "
+                                 "changed): cannot resume; use another train.output_dir or "
+                                 "train.resume: never")
+    return ckpt
+
+
+def check_completion_mask(dataset: Any, eos_id: int, n: int = 32) -> None:
+    """Every checked example trains on some tokens, and its last trained token is EOS."""
+    for i in range(min(n, len(dataset))):
+        labels = [t for t in dataset[i]["labels"] if t != -100]
+        if not labels:
+            raise CitetrainError(f"training example {i}: the completion mask is empty (the "
+                                 "prompt fills data.max_length?)")
+        if labels[-1] != eos_id:
+            raise CitetrainError(f"training example {i}: the end-of-sequence token is not inside "
+                                 "the completion mask (completion cut by data.max_length?)")
+
+
+def train(recipe: Recipe) -> dict[str, Any]:
+    """Run the recipe; returns a summary (final loss, in-loop scores, output folders)."""
+    import torch
+    from accelerate import PartialState
+    from trl import SFTTrainer
+
+    from citetrain.train.callbacks import AdapterCheckCallback, CitationScoreCallback, check_adapter
+
+    state = PartialState(cpu=recipe.train.use_cpu or not torch.cuda.is_available())
+    out = Path(recipe.train.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with state.main_process_first():
+        data_path = S.ensure_dataset(recipe, state.is_main_process)
+    train_set, eval_set = S.load_splits(recipe, data_path)
+    with state.main_process_first():
+        base = S.base_model_path(recipe, train_set, state.is_main_process)
+    identity = S.run_identity(recipe, state.num_processes)
+    ckpt = resume_point(recipe, out, identity)
+    state.wait_for_everyone()
+    if state.is_main_process:
+        S.write_json(out / "citetrain_run.json", identity)
+    tokenizer = S.load_tokenizer(recipe, base)
+    train_set = S.drop_long(train_set, tokenizer, recipe.data.max_length, "train")
+    eval_set = S.drop_long(eval_set, tokenizer, recipe.data.max_length, "eval")
+    model = S.load_model(recipe, base, state.local_process_index)
+    callbacks: list[Any] = []
+    scorer = None
+    records = S.load_records(data_path)
+    eval_small = None
+    if eval_set is not None and recipe.eval.enabled:
+        eval_small = eval_set.select(S.whole_records(eval_set["id"], recipe.eval.subset))
+        if records:
+            from citetrain.nli.registry import make_engine
+
+            engine = make_engine(recipe.eval.nli, progress=False, **recipe.eval.nli_options)
+            scorer = CitationScoreCallback(
+                recipe.kind, [dict(r) for r in eval_small], records, tokenizer, recipe.eval.metrics,
+                engine, max_new_tokens=recipe.eval.max_new_tokens,
+                batch_size=recipe.eval.batch_size, max_length=recipe.data.max_length)
+            callbacks.append(scorer)
+        elif state.is_main_process:
+            print(f"[citetrain] no records.jsonl beside {data_path}: in-loop citation scoring "
+                  "is off (rebuild the data with `citetrain build`)", flush=True)
+    args = S.sft_config(recipe, eval_small is not None)
+    trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
+                         eval_dataset=eval_small, processing_class=tokenizer,
+                         peft_config=S.peft_config(recipe), callbacks=callbacks)
+    if scorer is not None:
+        scorer.trainer = trainer
+    check_completion_mask(trainer.train_dataset, tokenizer.eos_token_id)
+    n_trainable = sum(1 for _, p in trainer.model.named_parameters() if p.requires_grad)
+    if recipe.method != "full":
+        trainer.add_callback(AdapterCheckCallback(n_trainable))
+    result = trainer.train(resume_from_checkpoint=ckpt)
+    final = out / "final"
+    trainer.save_model(str(final))
+    summary: dict[str, Any] = {"final": str(final), "steps": trainer.state.global_step,
+                               "train_loss": result.training_loss, "resumed_from": ckpt,
+                               "losses": [h["loss"] for h in trainer.state.log_history if "loss" in h],
+                               "in_loop": scorer.history if scorer else [],
+                               "best_checkpoint": trainer.state.best_model_checkpoint}
+    if state.is_main_process:
+        tokenizer.save_pretrained(str(final))
+        if recipe.method != "full":
+            summary["adapter_tensors"], summary["adapter_bytes"] = check_adapter(final, n_trainable)
+        from citetrain.train.card import write_model_card
+
+        write_model_card(final, recipe, data_path, summary, base)
+        S.write_json(out / "train_summary.json", summary)
+        if recipe.hub.push:
+            trainer.model.push_to_hub(recipe.hub.repo_id, private=recipe.hub.private)
+            tokenizer.push_to_hub(recipe.hub.repo_id, private=recipe.hub.private)
+    state.wait_for_everyone()
+    return summary
+
+
+def main(argv: list[str] | None = None) -> int:
+    import os
+    import sys
+
+    os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+    p = argparse.ArgumentParser(prog="python -m citetrain.train",
+                                description="Train a citation model from a recipe.")
+    p.add_argument("recipe", help="recipes/*.yaml")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="override a recipe key, e.g. --set train.max_steps=4")
+    p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    args = p.parse_args(argv)
+    try:
+        recipe = load_recipe(args.recipe, args.set)
+        summary = train(recipe)
+    except CitetrainError as e:
+        if args.debug:
+            raise
+        print(f"citetrain train: error: {e}", file=sys.stderr)
+        return 2
+    print(f"[citetrain] done: {summary['steps']} steps, train loss {summary['train_loss']:.4f}, "
+          f"saved {summary['final']}", flush=True)
+    return 0

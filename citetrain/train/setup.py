@@ -1,0 +1,207 @@
+"""Pieces of a training run: data, base model, tokenizer, PEFT config, SFT arguments."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from citetrain.errors import CitetrainError
+from citetrain.train.recipe import Recipe
+
+MODEL_CARD = "citetrain_recipe.json"
+
+
+def ensure_dataset(recipe: Recipe, main: bool) -> Path:
+    """The dataset folder; built from ``data.build`` first when it is missing (main process)."""
+    path = Path(recipe.data.dataset)
+    if (path / "dataset_dict.json").is_file():
+        return path
+    if recipe.data.build is None:
+        raise CitetrainError(f"data.dataset: {path} is not a dataset folder (build one with "
+                             "`citetrain build SPEC`, or give data.build)")
+    if main:
+        from citetrain.builders.pipeline import build
+        from citetrain.builders.spec import load_spec
+
+        spec = load_spec(recipe.data.build)
+        spec.out = str(path.parent)
+        build(spec, progress=True)
+        if not (path / "dataset_dict.json").is_file():
+            raise CitetrainError(f"data.build wrote {path.parent} but data.dataset is {path}: "
+                                 f"point data.dataset at {path.parent / 'dataset'}")
+    return path
+
+
+def load_splits(recipe: Recipe, path: Path):
+    """Train and eval splits (eval is ``None`` when the dataset has none)."""
+    import datasets
+
+    dd = datasets.load_from_disk(str(path))
+    if recipe.data.train_split not in dd:
+        raise CitetrainError(f"{path}: no split {recipe.data.train_split!r} (has {', '.join(dd)})")
+    train = dd[recipe.data.train_split]
+    if recipe.data.max_train_examples:
+        train = train.select(range(min(recipe.data.max_train_examples, len(train))))
+    evals = dd[recipe.data.eval_split] if recipe.data.eval_split in dd else None
+    return train, evals
+
+
+def drop_long(dataset: Any, tokenizer: Any, max_length: int, what: str) -> Any:
+    """Examples whose prompt + completion (+ EOS) fit ``max_length`` tokens; the others are
+    dropped and counted (a cut completion would train without its end)."""
+    if dataset is None:
+        return None
+    lengths = [len(ids) + 1 for ids in tokenizer(
+        [p + c for p, c in zip(dataset["prompt"], dataset["completion"])])["input_ids"]]
+    keep = [i for i, n in enumerate(lengths) if n <= max_length]
+    if len(keep) < len(dataset):
+        print(f"[citetrain] {what}: dropped {len(dataset) - len(keep)} of {len(dataset)} examples "
+              f"longer than data.max_length={max_length} tokens", flush=True)
+    if not keep:
+        raise CitetrainError(f"{what}: every example is longer than data.max_length={max_length}")
+    return dataset.select(keep)
+
+
+def whole_records(ids: list[str], subset: int) -> list[int]:
+    """Indices of the first examples, whole records at a time (a record's statements are scored
+    together), about ``subset`` of them and never none."""
+    order: dict[str, list[int]] = {}
+    for i, rid in enumerate(ids):
+        order.setdefault(rid, []).append(i)
+    keep: list[int] = []
+    for idx in order.values():
+        if keep and len(keep) + len(idx) > subset:
+            break
+        keep += idx
+    return keep
+
+
+def load_records(path: Path) -> dict[str, Any]:
+    """The builder's ``records.jsonl`` beside the dataset, by id (empty when absent)."""
+    from citetrain.io.readers import read_records
+
+    src = path.parent / "records.jsonl"
+    return {r.id: r for r in read_records(src, "alce").records} if src.is_file() else {}
+
+
+def base_model_path(recipe: Recipe, train: Any, main: bool) -> str:
+    """A hub id / local path, or the tiny model made for this run (``<output_dir>/base``)."""
+    if recipe.model.name_or_path:
+        return recipe.model.name_or_path
+    from citetrain.train.tiny import make_tiny_base
+
+    target = Path(recipe.train.output_dir) / "base"
+    if main:
+        make_tiny_base(recipe.model.tiny, (r["prompt"] + r["completion"] for r in train), target)
+    return str(target)
+
+
+def torch_dtype(recipe: Recipe):
+    """fp32 on CPU; bf16 on GPUs that have it unless the recipe says otherwise."""
+    import torch
+
+    if recipe.model.dtype != "auto":
+        return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[recipe.model.dtype]
+    if torch.cuda.is_available() and torch.cuda.is_bf16_supported() and not recipe.train.use_cpu:
+        return torch.bfloat16
+    return torch.float32
+
+
+def load_model(recipe: Recipe, path: str, local_rank: int):
+    """The causal LM: 4-bit (each process's model on its own device, never ``auto``) for QLoRA."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    kwargs: dict[str, Any] = {"revision": recipe.model.revision, "dtype": torch_dtype(recipe),
+                              "trust_remote_code": recipe.model.trust_remote_code}
+    if recipe.model.attn_implementation:
+        kwargs["attn_implementation"] = recipe.model.attn_implementation
+    if recipe.method == "qlora":
+        from transformers import BitsAndBytesConfig
+
+        q = recipe.quantization
+        kwargs["quantization_config"] = BitsAndBytesConfig(
+            load_in_4bit=True, bnb_4bit_quant_type=q.quant_type,
+            bnb_4bit_use_double_quant=q.double_quant,
+            bnb_4bit_compute_dtype={"bf16": torch.bfloat16, "fp16": torch.float16,
+                                    "fp32": torch.float32}[q.compute_dtype])
+        on_gpu = torch.cuda.is_available() and not recipe.train.use_cpu
+        kwargs["device_map"] = {"": f"cuda:{local_rank}" if on_gpu else "cpu"}
+    model = AutoModelForCausalLM.from_pretrained(path, **kwargs)
+    if recipe.method == "qlora":
+        from peft import prepare_model_for_kbit_training
+
+        model = prepare_model_for_kbit_training(
+            model, use_gradient_checkpointing=recipe.model.gradient_checkpointing)
+    return model
+
+
+def load_tokenizer(recipe: Recipe, path: str):
+    from transformers import AutoTokenizer
+
+    tok = AutoTokenizer.from_pretrained(path, revision=recipe.model.revision,
+                                        trust_remote_code=recipe.model.trust_remote_code)
+    if tok.pad_token is None:
+        tok.pad_token = tok.eos_token
+    return tok
+
+
+def peft_config(recipe: Recipe):
+    if recipe.method == "full":
+        return None
+    from peft import LoraConfig
+
+    lo = recipe.lora
+    return LoraConfig(r=lo.r, lora_alpha=lo.alpha, lora_dropout=lo.dropout,
+                      target_modules=lo.target_modules, modules_to_save=lo.modules_to_save,
+                      task_type="CAUSAL_LM")
+
+
+def sft_config(recipe: Recipe, has_eval: bool):
+    """trl's ``SFTConfig`` from the recipe (loss on the completion only)."""
+    import torch
+    from trl import SFTConfig
+
+    t, e = recipe.train, recipe.eval
+    bf16 = (torch.cuda.is_available() and torch.cuda.is_bf16_supported() and not t.use_cpu
+            if t.bf16 == "auto" else bool(t.bf16))
+    evaluate = has_eval and e.enabled
+    kwargs: dict[str, Any] = dict(
+        output_dir=t.output_dir, max_steps=t.max_steps, num_train_epochs=t.epochs,
+        learning_rate=t.learning_rate, per_device_train_batch_size=t.batch_size,
+        per_device_eval_batch_size=t.batch_size, gradient_accumulation_steps=t.grad_accum,
+        lr_scheduler_type=t.scheduler, weight_decay=t.weight_decay, seed=t.seed,
+        data_seed=t.seed, logging_steps=t.logging_steps, save_strategy="steps",
+        save_steps=t.save_steps, save_total_limit=t.save_total_limit, bf16=bf16, use_cpu=t.use_cpu,
+        gradient_checkpointing=recipe.model.gradient_checkpointing,
+        eval_strategy="steps" if evaluate else "no", eval_steps=e.steps if evaluate else None,
+        prediction_loss_only=True, report_to=recipe.logging.report_to,
+        run_name=recipe.logging.run_name or recipe.name, max_length=recipe.data.max_length,
+        packing=recipe.data.packing, completion_only_loss=True, ddp_find_unused_parameters=False,
+        dataset_num_proc=None, disable_tqdm=False,
+    )
+    if t.warmup_steps is not None:
+        kwargs["warmup_steps"] = t.warmup_steps
+    if t.warmup_ratio is not None:
+        kwargs["warmup_steps"] = t.warmup_ratio  # transformers 5: a float < 1 is a ratio
+    if e.best_metric and evaluate:
+        kwargs.update(load_best_model_at_end=True, metric_for_best_model=f"eval_{e.best_metric}",
+                      greater_is_better=e.greater_is_better)
+    return SFTConfig(**kwargs)
+
+
+def run_identity(recipe: Recipe, world: int) -> dict[str, Any]:
+    """What a checkpoint must agree on to be resumed: the world size and every recipe setting
+    except step counts, logging, evaluation and launch details."""
+    data = recipe.model_dump(mode="json")
+    for key in ("max_steps", "epochs", "logging_steps", "save_steps", "save_total_limit", "resume"):
+        data["train"].pop(key, None)
+    for key in ("eval", "logging", "launch", "hub"):
+        data.pop(key, None)
+    return {"world_size": world, "recipe": data}
+
+
+def write_json(path: Path, data: Any) -> None:
+    from citetrain.io.writers import atomic_write_text
+
+    atomic_write_text(path, json.dumps(data, indent=2, sort_keys=True, default=str) + "\n")

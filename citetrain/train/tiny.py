@@ -1,0 +1,63 @@
+"""Tiny models built from a config, with a byte-level BPE tokenizer trained on the training text.
+
+Nothing is downloaded: the model and tokenizer are saved to ``<output_dir>/base`` once (made by
+the main process, seeded, so every process and every resumed run loads the same weights), and
+from then on everything (training, reloading, merging) uses that folder like any other model path.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable
+
+from citetrain.train.recipe import TinySpec
+
+SPECIALS = ["<unk>", "<s>", "</s>", "<pad>"]
+
+
+def train_tokenizer(texts: Iterable[str], vocab_size: int):
+    """A byte-level BPE ``PreTrainedTokenizerFast`` trained on ``texts`` (bos <s>, eos </s>,
+    pad <pad>)."""
+    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.BPE(unk_token="<unk>"))
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=SPECIALS,
+                                  initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+                                  show_progress=False)
+    tok.train_from_iterator(texts, trainer)
+    return PreTrainedTokenizerFast(tokenizer_object=tok, bos_token="<s>", eos_token="</s>",
+                                   pad_token="<pad>", unk_token="<unk>")
+
+
+def tiny_config(spec: TinySpec, tokenizer):
+    """A Llama or Qwen2 config of the spec's sizes for ``tokenizer``'s vocabulary."""
+    from transformers import LlamaConfig, Qwen2Config
+
+    cls = {"llama": LlamaConfig, "qwen2": Qwen2Config}[spec.family]
+    return cls(vocab_size=len(tokenizer), hidden_size=spec.hidden_size,
+               intermediate_size=spec.intermediate_size, num_hidden_layers=spec.num_hidden_layers,
+               num_attention_heads=spec.num_attention_heads,
+               num_key_value_heads=spec.num_key_value_heads,
+               max_position_embeddings=spec.max_position_embeddings,
+               bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
+               pad_token_id=tokenizer.pad_token_id, tie_word_embeddings=False)
+
+
+def make_tiny_base(spec: TinySpec, texts: Iterable[str], target: str | Path) -> Path:
+    """Build, seed and save a tiny model and its tokenizer to ``target`` (kept if present)."""
+    import torch
+    from transformers import AutoModelForCausalLM
+
+    target = Path(target)
+    if (target / "config.json").is_file():
+        return target
+    tokenizer = train_tokenizer(texts, spec.vocab_size)
+    torch.manual_seed(spec.seed)
+    model = AutoModelForCausalLM.from_config(tiny_config(spec, tokenizer))
+    tmp = target.with_name(target.name + ".tmp")
+    model.save_pretrained(tmp)
+    tokenizer.save_pretrained(tmp)
+    tmp.replace(target)
+    return target
