@@ -54,6 +54,8 @@ def resolve_data_paths(data: list[SuiteData], config_path: str | Path) -> None:
     """Make relative data paths absolute, taken from the config file's folder (in place)."""
     base = Path(config_path).resolve().parent
     for d in data:
+        if d.path is None:
+            continue
         p = Path(d.path)
         d.path = str(p if p.is_absolute() else (base / p).resolve())
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
 
-from citetrain.io.readers import read_records
+from citetrain.io.readers import ReadResult, read_records
 from citetrain.records import Record
 from citetrain.suites import SuiteData
 from citetrain.text.statements import statements
@@ -49,6 +49,21 @@ def sha256_file(path: str | Path) -> str:
     return h.hexdigest()
 
 
+def _synthetic(spec: Any) -> ReadResult:
+    """Seeded synthetic records as a :class:`ReadResult` (path ``synthetic:n=N,seed=S``; the
+    "hash" is the sha256 of their JSONL text, so a changed generator invalidates a resume)."""
+    import json
+
+    from citetrain.synth import synth_records
+
+    records = synth_records(spec.n, spec.seed)
+    name = f"synthetic:n={spec.n},seed={spec.seed}"
+    text = "".join(json.dumps(r.to_dict(), sort_keys=True) + "\n" for r in records)
+    return ReadResult(records, [], "synthetic", len(records),
+                      paths=[hashlib.sha256(text.encode()).hexdigest()],
+                      origins=[(name, i + 1) for i in range(len(records))])
+
+
 def read_sources(sources: Sequence[SuiteData], first_line_only: bool = False) -> Sources:
     """Read every source; drop (and report) records without docs and repeated ids; report, but
     keep, citation ids beyond the docs (the refiner learns to remove them)."""
@@ -61,13 +76,16 @@ def read_sources(sources: Sequence[SuiteData], first_line_only: bool = False) ->
                              "detail": detail, "action": action})
 
     for src in sources:
-        res = read_records(src.path, src.format, skip_invalid=src.skip_invalid)
+        res = _synthetic(src.synthetic) if getattr(src, "synthetic", None) else \
+            read_records(src.path, src.format, skip_invalid=src.skip_invalid)
         for s in res.skipped:
             problem(s.path, s.line, s.field, s.reason, s.detail, "dropped")
         pairs = list(zip(res.records, res.origins))
         if src.limit is not None:
             pairs = pairs[: src.limit]
-        out.files.append({"path": src.path, "format": res.format, "sha256": sha256_file(src.path),
+        digest = res.paths[0] if res.format == "synthetic" else sha256_file(src.path)
+        out.files.append({"path": res.origins[0][0] if res.format == "synthetic" else src.path,
+                          "format": res.format, "sha256": digest,
                           "records": len(res.records), "used": len(pairs),
                           "skipped": len(res.skipped)})
         for rec, (path, line) in pairs:

@@ -16,6 +16,26 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+class SynthSpec(_Section):
+    """The project's own seeded synthetic records (:func:`citetrain.synth.synth_records`)."""
+
+    n: int = Field(default=1000, ge=1)
+    seed: int = 0
+
+
+class SourceSpec(SuiteData):
+    """One input: a file (``path``, ``format``) or ``synthetic: {n, seed}``."""
+
+    path: str | None = None  # type: ignore[assignment]
+    synthetic: SynthSpec | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> "SourceSpec":
+        if (self.path is None) == (self.synthetic is None):
+            raise ValueError("give exactly one of path or synthetic")
+        return self
+
+
 class RefinerSpec(_Section):
     """``unit``: one example per statement, or per response with numbered statements.
     ``perturb``: probability that an example's input citations are perturbed (an id dropped or a
@@ -60,7 +80,7 @@ class BuildSpec(_Section):
 
     name: str
     kind: Kind
-    sources: list[SuiteData] = Field(min_length=1)
+    sources: list[SourceSpec] = Field(min_length=1)
     nli: str = "lexical"
     nli_options: dict[str, Any] = Field(default_factory=dict)
     cache: bool | str = True

@@ -163,6 +163,9 @@ def cross_field_errors(r: Recipe) -> list[str]:
         errs.append(f"eval.metrics: unknown {', '.join(bad)}; choose from {', '.join(METRICS)}")
     if r.eval.best_metric and not r.eval.enabled:
         errs.append("eval.best_metric needs eval.enabled: true (in-loop scoring)")
+    if r.eval.best_metric and r.eval.enabled and r.train.save_steps % r.eval.steps:
+        errs.append(f"eval.best_metric: train.save_steps ({r.train.save_steps}) must be a multiple "
+                    f"of eval.steps ({r.eval.steps}) to keep the best checkpoint")
     if r.hub.push and not r.hub.repo_id:
         errs.append("hub.push needs hub.repo_id")
     if "none" in r.logging.report_to and len(r.logging.report_to) > 1:

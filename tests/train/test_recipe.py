@@ -1,0 +1,73 @@
+"""Recipes: every shipped one validates; every rule has a test of its message."""
+from pathlib import Path
+
+import pytest
+
+from citetrain.config import ConfigError
+from citetrain.train.recipe import load_recipe, validate_recipe
+
+REPO = Path(__file__).resolve().parents[2]
+RECIPES = sorted((REPO / "recipes").glob("*.yaml"))
+
+BASE = {"name": "t", "kind": "refiner", "model": {"tiny": {}}, "data": {"dataset": "d"},
+        "train": {"output_dir": "o"}}
+
+
+def errors(**changes) -> list[str]:
+    data = {k: (dict(v) if isinstance(v, dict) else v) for k, v in BASE.items()}
+    for key, value in changes.items():
+        section, _, field = key.partition("__")
+        if field:
+            data.setdefault(section, {})[field] = value
+        else:
+            data[section] = value
+    with pytest.raises(ConfigError) as e:
+        validate_recipe(data, "r.yaml")
+    return e.value.errors
+
+
+def test_shipped_recipes_validate():
+    assert {p.name for p in RECIPES} >= {"refiner.yaml", "generator.yaml", "judge.yaml",
+                                          "refiner-qlora.yaml", "refiner-full.yaml", "tiny-cpu.yaml"}
+    for path in RECIPES:
+        load_recipe(path)
+
+
+def test_minimal_recipe_is_valid():
+    validate_recipe(BASE)
+
+
+def test_unknown_key_gets_a_suggestion_and_all_errors_are_reported():
+    got = errors(trian={"output_dir": "o"}, train__learning_rat=0.1, lora__r=0)
+    text = "\n".join(got)
+    assert "did you mean 'train'" in text and "did you mean 'learning_rate'" in text
+    assert "lora.r" in text and len(got) >= 3
+
+
+@pytest.mark.parametrize("changes, message", [
+    ({"model": {"name_or_path": "x", "tiny": {}}}, "give exactly one of name_or_path or tiny"),
+    ({"model": {}}, "give exactly one of name_or_path or tiny"),
+    ({"method": "qlora"}, "method qlora needs quantization.load_in_4bit: true"),
+    ({"quantization": {"load_in_4bit": True}}, "quantization.load_in_4bit is for method qlora"),
+    ({"lora": {"enabled": False}}, "method lora needs lora.enabled: true"),
+    ({"method": "full"}, "method full trains every weight: set lora.enabled: false"),
+    ({"train__warmup_steps": 5, "train__warmup_ratio": 0.1}, "give warmup_steps or warmup_ratio, not both"),
+    ({"train__max_steps": 0}, "train.max_steps must be positive"),
+    ({"eval__metrics": ["alce", "bleu"]}, "eval.metrics: unknown bleu"),
+    ({"eval__best_metric": "citation_f1", "eval__enabled": False}, "eval.best_metric needs eval.enabled"),
+    ({"hub__push": True}, "hub.push needs hub.repo_id"),
+    ({"eval__best_metric": "citation_f1", "eval__steps": 40, "train__save_steps": 60},
+     "must be a multiple of eval.steps (40)"),
+    ({"logging__report_to": ["none", "wandb"]}, "'none' cannot be combined"),
+    ({"lora__target_modules": ["q_proj", "lm_head"]}, "trl refuses LoRA on lm_head"),
+])
+def test_cross_field_rules(changes, message):
+    assert any(message in e for e in errors(**changes)), errors(**changes)
+
+
+def test_overrides_apply_before_validation(tmp_path):
+    path = REPO / "recipes" / "tiny-cpu.yaml"
+    r = load_recipe(path, ["train.max_steps=3", "lora.r=4"])
+    assert r.train.max_steps == 3 and r.lora.r == 4
+    with pytest.raises(ConfigError, match="did you mean 'max_steps'"):
+        load_recipe(path, ["train.max_step=3"])
