@@ -56,8 +56,9 @@ def check_completion_mask(dataset: Any, eos_id: int, n: int = 32) -> None:
                                  "the completion mask (completion cut by data.max_length?)")
 
 
-def train(recipe: Recipe) -> dict[str, Any]:
-    """Run the recipe; returns a summary (final loss, in-loop scores, output folders)."""
+def train(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, Any]:
+    """Run the recipe; returns a summary (final loss, in-loop scores, output folders).
+    ``extra_callbacks``: more ``TrainerCallback``s (tests use one to stop a run early)."""
     import torch
     from accelerate import PartialState
     from trl import SFTTrainer
@@ -81,7 +82,7 @@ def train(recipe: Recipe) -> dict[str, Any]:
     train_set = S.drop_long(train_set, tokenizer, recipe.data.max_length, "train")
     eval_set = S.drop_long(eval_set, tokenizer, recipe.data.max_length, "eval")
     model = S.load_model(recipe, base, state.local_process_index)
-    callbacks: list[Any] = []
+    callbacks: list[Any] = list(extra_callbacks)
     scorer = None
     records = S.load_records(data_path)
     eval_small = None
