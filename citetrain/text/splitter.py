@@ -37,9 +37,10 @@ def _spacy_split(text: str) -> list[str]:
         # joins the one before unless that one ends a sentence (".", "!", "?")
         piece = text[start:end]
         prev = _MARKS.sub("", text[merged[-1][0]:merged[-1][1]]).rstrip() if merged else ""
-        # and it cuts "north [3], and the lake ..." after the mark: a piece that continues a
-        # sentence (lower-case start, or the one before ends in , ; :) joins it too
-        cont = bool(prev) and not _END.search(prev) and (piece[:1].islower() or prev[-1] in ",;:")
+        # and it cuts inside sentences ("north [3]" | ", and the lake ...", "by Sabra" | "Ostmont."):
+        # a piece after one that does not end a sentence joins it, unless a line break separates them
+        cont = (bool(prev) and not _END.search(prev)
+                and "\n" not in text[merged[-1][1]:start])
         if merged and (not _WORD.search(_MARKS.sub("", piece))
                        or (_MARKS.match(piece) and not _END.search(prev)) or cont):
             merged[-1][1] = end

@@ -54,13 +54,19 @@ class CitationScoreCallback(TrainerCallback):
     def on_evaluate(self, args, state, control, metrics=None, model=None, **kwargs):
         from citetrain.train.scoring import score_outputs
 
+        from accelerate import PartialState
+        from accelerate.utils import broadcast_object_list
+
         outputs = self._generate(model)
-        if not state.is_world_process_zero:
-            return
-        scores = score_outputs(self.kind, self.records, self.examples, outputs, self.metrics, self.nli)
+        scores = (score_outputs(self.kind, self.records, self.examples, outputs, self.metrics,
+                                self.nli) if state.is_world_process_zero else None)
+        if PartialState().num_processes > 1:  # every rank needs them to pick the best checkpoint
+            scores = broadcast_object_list([scores])[0]
         named = {f"eval_{k}": v for k, v in scores.items()}
         if metrics is not None:
             metrics.update(named)
+        if not state.is_world_process_zero:
+            return
         self.history.append({"step": state.global_step, **scores})
         rows = [{"id": ex["id"], "unit": ex["unit"], "output": out, "target": ex["completion"]}
                 for ex, out in zip(self.examples, outputs)]

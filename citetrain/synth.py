@@ -1,0 +1,548 @@
+"""Seeded synthetic citation data over a fictional world: the project's embedded default data.
+
+:func:`synth_records` builds, from word lists only, a world of invented towns, rivers, companies
+and people (founding years, populations, lengths, founders, countries, products, colours, ...),
+then writes RAG-style records about it: a question on one entity, 4-6 short passages (some state
+facts about the entity, the others are distractors about other entities that share template words
+but never the entity's name or any of its values) and an answer of 2-5 statements with ``[k]``
+marks, on one line. Nothing is a real-world fact and no data is downloaded.
+
+Besides the canonical fields each record carries, per statement of ``output`` (in order):
+
+* ``gold``: the 1-based ids of the passages that support the statement, the union of its minimal
+  supporting sets (``[]`` for an unsupported claim; two ids for a fact split across passages);
+* ``case``: how the statement is cited, one of :data:`CASES` (the kind before ``:``):
+
+  ``correct`` cites supporting passage(s) only · ``missing`` supported, no marks ·
+  ``misleading`` supported, cites one non-supporting passage instead ·
+  ``redundant:extra`` / ``redundant:repeat`` the right id plus an irrelevant one / the same id
+  twice (``[2][2]``) · ``multi:both|one|none|mid`` needs two passages together, cited with both
+  ids at the end / one of them / none / one mark after each clause (a mid-sentence citation,
+  ``"X lies on the river Y [2], and its population is 5,000 [3]."``, in ~15% of records) ·
+  ``unsupported:cited|uncited`` a claim no passage states (a number contradicting a passage, or
+  an attribute no passage mentions), with one id or none.
+
+Every citation id is within ``1..len(docs)``: no case is meant to produce an out-of-range id.
+
+Statements reuse the passages' words, so a content-word reader (:mod:`citetrain.nli.lexical`)
+judges them as ``gold`` says: each gold set entails its statement and no single other passage
+does (nor, for ``multi``, any single gold passage). Each record is checked against that rule with
+a small surface-word reader before it is kept (redrawn otherwise). Pure Python, no NLI model:
+thousands of records take a few seconds. Record ``i`` depends on ``(seed, i, n_docs)`` only, so a
+longer run extends a shorter one.
+"""
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from citetrain.records import Doc, Record
+
+KINDS = ("correct", "missing", "misleading", "redundant", "multi", "unsupported")
+CASES = ("correct", "missing", "misleading", "redundant:extra", "redundant:repeat", "multi:both",
+         "multi:one", "multi:none", "multi:mid", "unsupported:cited", "unsupported:uncited")
+# per statement; multi:mid statements (one in 15% of records, ~4% of statements) add to multi
+_WEIGHTS = {"correct": .40, "missing": .15, "misleading": .15, "redundant": .10, "multi": .06,
+            "unsupported": .10}
+MID_RATE = 0.15
+DUPLICATE_RATE = 0.15  # a single-passage fact also stated by a second passage
+
+# ---------------------------------------------------------------------------------- word lists
+_STARTS = ("Vel Kar Brin Ost Tal Mer Dun Fal Gor Hal Ist Jor Lun Nor Pel Quar Ros Sil Tor Ul Var "
+           "Wen Yor Zel Ash Bel Cor Dra Eld Fen Gal Hern Ing Kel Lor Mal Orm Pry Rav Sten Tam "
+           "Vos Bran Cal Dor Esk Grim Hol Kest Mor Nev Od Pim Rund Sev Thal Ulv Wyr").split()
+_ENDS = {
+    "town": "mora holm wick stead ford dale mere thorpe haven bury ton garth avik".split(),
+    "river": "ra en is a ett wy on ume ast iel".split(),
+    "surname": "ridge wood ley mont ane ick ow ard by".split(),
+    "company": "ex ico ara ivo anta ost".split(),
+    "country": "land ia onia mark avia".split(),
+    "mountain": "horn crag fell spire".split(),
+    "lake": "mere wyn loch ene".split(),
+}
+_FIRST_F = ("Tamsin Oriel Maelis Isolde Sabra Ysolda Brisa Delphine Fenna Hesper Jessamy Linnea "
+            "Nerys Quilla Sorrel Vesna Xanthe Zinnia Brielle Dagny Elowen Greer Kaia Mira").split()
+_FIRST_M = ("Edric Bastian Corvin Lennart Thorne Aurel Caspar Emrys Gideon Ivo Kestrel Marek Osric "
+            "Perrin Rowan Tobiah Ulric Wendel Yorick Anselm Cedric Florian Hollis Jasper "
+            "Leander").split()
+_COMPANY_SUFFIX = "Mills Foundry Press Brewery Ironworks Glassworks Looms Shipyards".split()
+_PRODUCTS = ("copper kettles|pewter lanterns|linen sails|walnut clocks|amber beads|wool blankets|"
+             "cedar barrels|brass bells|rye biscuits|juniper cordial|wicker baskets|felt hats|"
+             "marble busts|glazed pottery|tallow candles|leather saddles|spruce violins|"
+             "silver spoons|slate tiles|hemp rope|quince jam|smoked eels|goat cheese|iron nails|"
+             "oak barges|beeswax polish|woven rugs|tin whistles|paper kites|clay pipes|"
+             "lace collars|pear brandy|herring oil|horn combs|sheepskin boots|cherry liqueur|"
+             "glass marbles|cork floats|stone mortars|reed mats").split("|")
+_COLOURS = ("red green blue yellow white black ochre crimson teal grey orange violet turquoise "
+            "maroon indigo scarlet").split()
+_OCCUPATIONS = ("glassblower cartographer clockmaker botanist shipwright bookbinder astronomer "
+                "stonemason weaver engraver surveyor potter chandler cooper tanner apothecary "
+                "locksmith printer").split()
+_INSTRUMENTS = ("cello oboe lute harp viola bassoon flute zither dulcimer clarinet harpsichord "
+                "mandolin").split()
+_FILLERS = ("Local guidebooks describe {o} in some detail.",
+            "Visitors often remark on {poss} quiet character.",
+            "Older letters about {o} are kept in a regional archive.",
+            "Several travel writers have described {o}.",
+            "A short pamphlet about {o} circulates among collectors.")
+
+# ------------------------------------------------------------------------------------ templates
+# attr -> (statement with {n} subject, clause with {pro}/{poss}, passage sentences with {s} subject
+# or {n}); every content word of the statement and the clause occurs in each passage sentence.
+_T = {
+    "town": {
+        "country": ("{n} is a town in {v}", "{pro} is a town in {v}",
+                    ("{s} is a town in {v}", "{s} is a small town in {v}")),
+        "river": ("{n} lies on the river {v}", "{pro} lies on the river {v}",
+                  ("{s} lies on the river {v}", "{s} lies on the river {v}, near an old ferry")),
+        "founded": ("{n} was founded in {v}", "{pro} was founded in {v}",
+                    ("{s} was founded in {v}",)),
+        "founder": ("{n} was founded by {v}", "{pro} was founded by {v}",
+                    ("{s} was founded by {v}", "{v} founded {n}")),
+        "population": ("{n} has a population of {v}", "{poss} population is {v}",
+                       ("{s} has a population of {v}", "{Poss} population is {v}")),
+        "known_for": ("{n} is known for {poss} {v}", "{pro} is known for {poss} {v}",
+                      ("{s} is known for {poss} {v}",)),
+        "colour": ("The town hall of {n} is painted {v}", "{poss} town hall is painted {v}",
+                   ("The town hall of {n} is painted {v}", "{Poss} town hall is painted {v}")),
+    },
+    "river": {
+        "country": ("{n} runs through {v}", "{pro} runs through {v}", ("{s} runs through {v}",)),
+        "length": ("{n} is {v} kilometres long", "{pro} is {v} kilometres long",
+                   ("{s} is {v} kilometres long",)),
+        "source": ("{n} rises in the {v} Mountains", "{pro} rises in the {v} Mountains",
+                   ("{s} rises in the {v} Mountains", "{s} rises high in the {v} Mountains")),
+        "mouth": ("{n} flows into Lake {v}", "{pro} flows into Lake {v}",
+                  ("{s} flows into Lake {v}",)),
+        "bridges": ("{n} is crossed by {v} bridges", "{pro} is crossed by {v} bridges",
+                    ("{s} is crossed by {v} bridges",)),
+        "mapper": ("{n} was first mapped by {v}", "{pro} was first mapped by {v}",
+                   ("{s} was first mapped by {v}",)),
+        "colour": ("The water of {n} looks {v}", "{poss} water looks {v}",
+                   ("The water of {n} looks {v}", "{Poss} water looks {v}")),
+    },
+    "company": {
+        "founded": ("{n} was founded in {v}", "{pro} was founded in {v}",
+                    ("{s} was founded in {v}",)),
+        "founder": ("{n} was founded by {v}", "{pro} was founded by {v}",
+                    ("{s} was founded by {v}", "{v} founded {n}")),
+        "hq": ("{n} has its headquarters in {v}", "{pro} has its headquarters in {v}",
+               ("{s} has its headquarters in {v}",)),
+        "product": ("{n} makes {v}", "{pro} makes {v}", ("{s} makes {v}",)),
+        "employees": ("{n} employs {v} people", "{pro} employs {v} people",
+                      ("{s} employs {v} people", "{s} employs about {v} people")),
+        "colour": ("The logo of {n} is {v}", "{poss} logo is {v}",
+                   ("The logo of {n} is {v}", "{Poss} logo is {v}")),
+        "ceo": ("The chief executive of {n} is {v}", "{poss} chief executive is {v}",
+                ("The chief executive of {n} is {v}", "{Poss} chief executive is {v}")),
+    },
+    "person": {
+        "born": ("{n} was born in {v}", "{pro} was born in {v}", ("{s} was born in {v}",)),
+        "birthplace": ("{n} was born in the town of {v}", "{pro} was born in the town of {v}",
+                       ("{s} was born in the town of {v}",)),
+        "occupation": ("{n} was a {v} by trade", "{pro} was a {v} by trade",
+                       ("{s} was a {v} by trade",)),
+        "employer": ("{n} worked for {v}", "{pro} worked for {v}", ("{s} worked for {v}",)),
+        "books": ("{n} wrote {v} books", "{pro} wrote {v} books", ("{s} wrote {v} books",)),
+        "instrument": ("{n} played the {v}", "{pro} played the {v}", ("{s} played the {v}",)),
+    },
+}
+# facts split across two passages: (numeric attr, other attr, statement)
+_MULTI = {
+    "town": (("founded", "founder", "{n} was founded in {a} by {b}"),
+             ("population", "river", "{n}, which lies on the river {b}, has a population of {a}")),
+    "river": (("length", "source", "{n} rises in the {b} Mountains and is {a} kilometres long"),
+              ("bridges", "mouth", "{n}, which flows into Lake {b}, is crossed by {a} bridges")),
+    "company": (("founded", "founder", "{n} was founded in {a} by {b}"),
+                ("founded", "product", "{n}, which makes {b}, was founded in {a}")),
+    "person": (("born", "birthplace", "{n} was born in {a} in the town of {b}"),
+               ("born", "occupation", "{n}, a {b} by trade, was born in {a}")),
+}
+_NO_MID = {"country", "founder", "birthplace"}  # too short, or sharing words with another fact
+_NUMERIC = {"founded", "population", "length", "bridges", "employees", "born", "books"}
+_QUESTIONS = {
+    "town": ("What do you know about the town of {n}?", "Tell me about {n}.",
+             "Give an overview of the town of {n}."),
+    "river": ("What do you know about {n}?", "Describe {n}.", "Give an overview of {n}."),
+    "company": ("What is {n}?", "Tell me about the company {n}.", "What do you know about {n}?"),
+    "person": ("Who was {n}?", "What do you know about {n}?", "Tell me about {n}."),
+}
+_TITLES = {
+    "town": ("{b}", "History of {b}", "{b} (town)"),
+    "river": ("{b} (river)", "River {b}", "{b}"),
+    "company": ("{b}", "History of {b}"),
+    "person": ("{b}", "Life of {b}"),
+}
+
+
+# ---------------------------------------------------------------------------------------- world
+@dataclass
+class Entity:
+    """One invented thing: ``kind`` (town, river, company, person), bare name and attributes."""
+
+    kind: str
+    name: str
+    attrs: dict[str, str]
+    pro: str = "it"
+
+    @property
+    def phrase(self) -> str:
+        """How statements name it: ``the river Ostra`` for rivers, the name otherwise."""
+        return f"the river {self.name}" if self.kind == "river" else self.name
+
+    @property
+    def poss(self) -> str:
+        return {"it": "its", "she": "her", "he": "his"}[self.pro]
+
+    @property
+    def obj(self) -> str:
+        return {"it": "it", "she": "her", "he": "him"}[self.pro]
+
+
+@dataclass
+class World:
+    entities: list[Entity]
+    pools: dict[str, list[str]]
+
+
+def _num(lo: int, hi: int, step: int = 1) -> Callable[[random.Random], str]:
+    def draw(rng: random.Random) -> str:
+        v = rng.randrange(lo, hi + 1, step)
+        return f"{v:,}" if v >= 10_000 or step > 1 else str(v)
+    return draw
+
+
+_DRAW = {
+    "founded": _num(1400, 2005), "population": _num(2_100, 250_000, 10),
+    "length": _num(70, 1_390), "bridges": _num(3, 60), "employees": _num(2_100, 90_000, 10),
+    "born": _num(1700, 1990), "books": _num(2, 60),
+}
+_POOL = {  # non-numeric attr -> pool of values it draws from
+    "country": "country", "river": "river", "founder": "person", "known_for": "product",
+    "colour": "colour", "source": "mountain", "mouth": "lake", "mapper": "person",
+    "hq": "town", "product": "product", "ceo": "person", "birthplace": "town",
+    "occupation": "occupation", "employer": "company", "instrument": "instrument",
+}
+
+
+@lru_cache(maxsize=8)
+def build_world(seed: int = 0) -> World:
+    """The fictional world of ``seed``: unique invented names and each entity's attributes."""
+    from nltk.stem.porter import PorterStemmer
+
+    rng, stem = random.Random(f"citetrain-synth-world/{seed}"), PorterStemmer().stem
+    seen: set[str] = {w.lower() for w in _FIRST_F + _FIRST_M}
+
+    def names(style: str, k: int) -> list[str]:
+        out: list[str] = []
+        while len(out) < k:
+            infix = rng.choice(("", "", "an", "el", "or")) if style != "river" else ""
+            word = rng.choice(_STARTS) + infix + rng.choice(_ENDS[style])
+            if stem(word.lower()) not in seen:
+                seen.add(stem(word.lower()))
+                out.append(word)
+        return out
+
+    pools = {
+        "country": names("country", 16), "mountain": names("mountain", 50),
+        "lake": names("lake", 50), "river": names("river", 150), "town": names("town", 400),
+        "company": [f"{w} {rng.choice(_COMPANY_SUFFIX)}" for w in names("company", 200)],
+        "person": [f"{rng.choice(_FIRST_F + _FIRST_M)} {w}" for w in names("surname", 500)],
+        "product": list(_PRODUCTS), "colour": list(_COLOURS), "occupation": list(_OCCUPATIONS),
+        "instrument": list(_INSTRUMENTS),
+    }
+    entities = []
+    for kind in ("town", "river", "company", "person"):
+        for name in pools[kind]:
+            pro = "it" if kind != "person" else "she" if name.split()[0] in _FIRST_F else "he"
+            attrs: dict[str, str] = {}
+            taken = _distinct(name)  # no two values of one entity share a distinctive word
+            for a in _T[kind]:
+                attrs[a] = _draw_value(a, rng, pools, taken)
+                taken |= _distinct(attrs[a])
+            entities.append(Entity(kind, name, attrs, pro))
+    return World(entities, pools)
+
+
+def _draw_value(attr: str, rng: random.Random, pools: dict[str, list[str]],
+                taken: set[str]) -> str:
+    while True:
+        v = _DRAW[attr](rng) if attr in _DRAW else rng.choice(pools[_POOL[attr]])
+        if not _distinct(v) & taken:
+            return v
+
+
+# ------------------------------------------------------------------------------ surface reading
+_TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
+_STOP = frozenset("the a an is was in on of by and it its has for to as which she he her his him "
+                  "about some several have often first title high old near are".split())
+_GENERIC = frozenset(w.lower() for w in _COMPANY_SUFFIX)
+
+
+def _words(text: str) -> set[str]:
+    return {t.replace(",", "") for t in _TOKEN.findall(text.lower())
+            if t[0].isdigit() or (t not in _STOP and len(t) > 1)}
+
+
+def _reads(premise: set[str], hyp: set[str]) -> bool:
+    """The lexical rule on surface words: recall >= 0.7 and every number present."""
+    nums = {w for w in hyp if w[0].isdigit()}
+    return bool(hyp) and len(hyp & premise) >= 0.7 * len(hyp) and nums <= premise
+
+
+def _distinct(text: str) -> set[str]:
+    return _words(text) - _GENERIC
+
+
+# ------------------------------------------------------------------------------------ records
+def _cap(s: str) -> str:
+    return s[:1].upper() + s[1:]
+
+
+def _fill(tpl: str, e: Entity, **kw: str) -> str:
+    text = tpl.format(n=e.phrase, pro=e.pro, poss=e.poss, Poss=_cap(e.poss), o=e.obj, **kw)
+    return re.sub(r"\b([Aa]) ([aeiou])", r"\1n \2", text)
+
+
+@dataclass
+class _Stmt:
+    kind: str
+    attrs: tuple[str, ...]  # the entity attributes it states
+    text: str = ""
+    case: str = ""
+    gold: tuple[int, ...] = ()
+
+
+def _sentence(e: Entity, attr: str, rng: random.Random, first: bool) -> str:
+    tpls = _T[e.kind][attr][2]
+    tpl = rng.choice([t for t in tpls if "{s}" in t or "{n}" in t] if first else tpls)
+    subj = e.phrase if first or rng.random() < 0.5 else e.pro
+    return _cap(_fill(tpl, e, s=subj, v=e.attrs[attr])) + "."
+
+
+def _passage(e: Entity, attrs: list[str], rng: random.Random) -> Doc:
+    sents = [_sentence(e, a, rng, i == 0) for i, a in enumerate(attrs)]
+    if len(sents) < 2 or (len(sents) < 4 and rng.random() < 0.3):
+        sents.insert(rng.randint(1, len(sents)), _fill(rng.choice(_FILLERS), e))
+    title = rng.choice(_TITLES[e.kind]).format(b=e.name)
+    return Doc(title=title, text=" ".join(sents))
+
+
+def _plan(e: Entity, n_st: int, mid: bool, rng: random.Random) -> list[_Stmt] | None:
+    """Statement kinds and the attributes each uses (None when they do not fit the entity)."""
+    kinds = rng.choices(list(_WEIGHTS), weights=list(_WEIGHTS.values()), k=n_st - mid)
+    free = list(e.attrs)
+    rng.shuffle(free)
+    plan = []
+    for k in (["mid"] if mid else []) + sorted(kinds, key=lambda k: k != "multi"):
+        if k == "multi":
+            options = [m for m in _MULTI[e.kind] if m[0] in free and m[1] in free]
+            if not options:
+                return None
+            a, b, _ = rng.choice(options)
+        elif k == "mid":
+            pairs = [(a, b) for a in free for b in free
+                     if a != b and not {a, b} & _NO_MID and _mid_ok(e, a, b)]
+            if not pairs:
+                return None
+            a, b = rng.choice(pairs)
+        else:
+            if not free:
+                return None
+            a, b = free[0], None
+        used = (a,) if b is None else (a, b)
+        free = [x for x in free if x not in used]
+        plan.append(_Stmt(k, used))
+    return plan
+
+
+def _mid_text(e: Entity, a: str, b: str, ma: str, mb: str) -> str:
+    first = _cap(_fill(_T[e.kind][a][0], e, v=e.attrs[a]))
+    return f"{first} {ma}, and {_fill(_T[e.kind][b][1], e, v=e.attrs[b])} {mb}."
+
+
+def _mid_ok(e: Entity, a: str, b: str) -> bool:
+    """Neither clause's own sentence (with the name) reads as the whole compound statement."""
+    hyp = _words(_mid_text(e, a, b, "", ""))
+    return not any(_reads(_words(e.phrase + " " + _fill(_T[e.kind][x][0], e, v=e.attrs[x])), hyp)
+                   for x in (a, b))
+
+
+def _one(world: World, rng: random.Random, n_docs: tuple[int, int], idx: str) -> Record | None:
+    e = rng.choice(world.entities)
+    plan = _plan(e, rng.randint(2, 5), rng.random() < MID_RATE, rng)
+    if plan is None:
+        return None
+    used = {a for s in plan for a in s.attrs}
+    # numbers an unsupported claim contradicts are stated; other unsupported attrs are not
+    stated_unsup = [s.attrs[0] for s in plan
+                    if s.kind == "unsupported" and s.attrs[0] in _NUMERIC and rng.random() < 0.5]
+    extra = [a for a in e.attrs if a not in used and rng.random() < 0.4]
+    groups: list[list[str]] = []  # attrs per group; a group's members go to distinct passages
+    for s in plan:
+        if s.kind in ("multi", "mid"):
+            groups.append(list(s.attrs))
+        elif s.kind != "unsupported":
+            groups.append([s.attrs[0]] * (2 if rng.random() < DUPLICATE_RATE else 1))
+    groups += [[a] for a in stated_unsup + extra]
+    total = rng.randint(*n_docs)
+    need = sum(len(g) for g in groups)
+    lo = max(2 if any(len(g) > 1 for g in groups) else 1, -(-need // 3))
+    hi = min(total - 1, need)
+    if lo > hi:
+        return None
+    n_rel = rng.randint(lo, hi)
+    slots: list[list[str]] = [[] for _ in range(n_rel)]
+    for g in sorted(groups, key=len, reverse=True):
+        open_ = [i for i in range(n_rel) if len(slots[i]) < 3]
+        if len(open_) < len(g):
+            return None
+        open_.sort(key=lambda i: (len(slots[i]), rng.random()))
+        for a, i in zip(g, open_[: len(g)]):
+            slots[i].append(a)
+    if any(not s for s in slots):
+        return None
+    docs = [_passage(e, rng.sample(s, len(s)), rng) for s in slots]
+    # distractors: other entities sharing none of this entity's distinctive words
+    reserved = _distinct(e.name) | {w for v in e.attrs.values() for w in _distinct(v)}
+    for _ in range(200):
+        if len(docs) == total:
+            break
+        d = rng.choice(world.entities)
+        if d is e or _distinct(d.name) & reserved or any(d.name in doc.title for doc in docs):
+            continue
+        ok = [a for a in d.attrs if not _distinct(d.attrs[a]) & reserved]
+        if len(ok) >= 2:
+            docs.append(_passage(d, rng.sample(ok, min(len(ok), rng.randint(2, 3))), rng))
+    if len(docs) < total:
+        return None
+    order = list(range(total))
+    rng.shuffle(order)
+    docs = [docs[i] for i in order]
+    where: dict[str, list[int]] = {}  # attr -> 1-based ids of the passages stating it
+    for new, old in enumerate(order, 1):
+        for a in slots[old] if old < n_rel else []:
+            where.setdefault(a, []).append(new)
+    rel_ids = sorted({i for ids in where.values() for i in ids})
+    all_words = set().union(*(_words(d.title + " " + d.text) for d in docs))
+
+    if not all(_write(s, e, where, rel_ids, total, all_words, world.pools, rng) for s in plan):
+        return None
+    rng.shuffle(plan)
+    if not _consistent(docs, plan):
+        return None
+    return Record(id=idx, question=_fill(rng.choice(_QUESTIONS[e.kind]), e), docs=docs,
+                  output=" ".join(s.text for s in plan), gold=[list(s.gold) for s in plan],
+                  case=[s.case for s in plan])
+
+
+def _marks(ids: Iterable[int]) -> str:
+    return "".join(f"[{i}]" for i in ids)
+
+
+def _write(s: _Stmt, e: Entity, where: dict[str, list[int]], rel_ids: list[int], total: int,
+           all_words: set[str], pools: dict[str, list[str]], rng: random.Random) -> bool:
+    """Fill a planned statement's text, gold ids and case (False: no unused claim value)."""
+    if s.kind == "mid":
+        a, b = s.attrs
+        s.gold = tuple(sorted(where[a] + where[b]))
+        s.text = _mid_text(e, a, b, _marks(where[a]), _marks(where[b]))
+        s.case = "multi:mid"
+        return True
+    if s.kind == "multi":
+        a, b = s.attrs
+        tpl = next(m[2] for m in _MULTI[e.kind] if m[:2] == (a, b))
+        body = _cap(_fill(tpl, e, a=e.attrs[a], b=e.attrs[b]))
+        s.gold = tuple(sorted(where[a] + where[b]))
+        how = rng.choices(("both", "one", "none"), weights=(5, 3, 2))[0]
+        cites = {"both": list(s.gold), "one": [rng.choice(s.gold)], "none": []}[how]
+        s.case = f"multi:{how}"
+    else:
+        a = s.attrs[0]
+        value = e.attrs[a]
+        if s.kind == "unsupported":
+            pool = None if a in _DRAW else pools[_POOL[a]]
+            for _ in range(50):
+                value = _DRAW[a](rng) if pool is None else rng.choice(pool)
+                if not _words(value) & all_words:
+                    break
+            else:
+                return False
+        body = _cap(_fill(_T[e.kind][a][0], e, v=value))
+        s.gold = tuple(where.get(a, [])) if s.kind != "unsupported" else ()
+        g = list(s.gold)
+        others = [i for i in range(1, total + 1) if i not in g]
+        if s.kind == "correct":
+            cites, s.case = (g if len(g) > 1 and rng.random() < 0.4 else [rng.choice(g)]), "correct"
+        elif s.kind == "missing":
+            cites, s.case = [], "missing"
+        elif s.kind == "misleading":
+            far = [i for i in others if i not in rel_ids]
+            near = [i for i in others if i in rel_ids]
+            cites = [rng.choice(far if far and (not near or rng.random() < 0.75) else near)]
+            s.case = "misleading"
+        elif s.kind == "redundant":
+            right = rng.choice(g)
+            if rng.random() < 0.25:
+                cites, s.case = [right, right], "redundant:repeat"
+            else:
+                extra = rng.choice(others)
+                cites = [right, extra] if rng.random() < 0.7 else [extra, right]
+                s.case = "redundant:extra"
+        else:
+            cited = rng.random() < 0.6
+            pick = rel_ids if rel_ids and rng.random() < 0.7 else list(range(1, total + 1))
+            cites = [rng.choice(pick)] if cited else []
+            s.case = "unsupported:cited" if cited else "unsupported:uncited"
+    s.text = f"{body} {_marks(cites)}." if cites else f"{body}."
+    return True
+
+
+def _consistent(docs: list[Doc], plan: list[_Stmt]) -> bool:
+    """Gold agrees with the surface reading: gold sets entail, no other single passage does."""
+    words = [_words(d.title + " " + d.text) for d in docs]
+    for s in plan:
+        hyp = _words(re.sub(r"\[\d+\]", "", s.text))
+        if s.gold and not hyp <= set().union(*(words[i - 1] for i in s.gold)):
+            return False
+        singles = {i for i, w in enumerate(words, 1) if _reads(w, hyp)}
+        want = set() if s.kind in ("multi", "mid", "unsupported") else set(s.gold)
+        if singles != want:
+            return False
+    return True
+
+
+def synth_records(n: int, seed: int = 0, *, n_docs: tuple[int, int] = (4, 6)) -> list[Record]:
+    """``n`` seeded synthetic records (see the module docstring for the schema and cases).
+
+    Record ``i`` depends only on ``(seed, i, n_docs)``: the same arguments give the same records
+    and a larger ``n`` extends a smaller one. ``n_docs = (lo, hi)`` bounds the passages per record;
+    ``lo >= 3`` leaves room for two relevant passages (split facts) and a distractor.
+    """
+    lo, hi = n_docs
+    if not 3 <= lo <= hi:
+        raise ValueError(f"n_docs must be (lo, hi) with 3 <= lo <= hi, got {n_docs}")
+    world = build_world(seed)
+    out = []
+    for i in range(n):
+        rng = random.Random(f"citetrain-synth/{seed}/{i}/{lo}-{hi}")
+        for _ in range(1000):
+            rec = _one(world, rng, n_docs, f"synth-{seed}-{i:06d}")
+            if rec is not None:
+                out.append(rec)
+                break
+        else:  # pragma: no cover - the plan space is wide; a record always fits
+            raise RuntimeError(f"could not generate synthetic record {i}")
+    return out
+
+
+def case_counts(records: Iterable[Record]) -> Counter:
+    """Statements per case label over ``records`` (labels in :data:`CASES`)."""
+    return Counter(c for r in records for c in (r.model_extra or {}).get("case", []))
+
+
+__all__ = ["CASES", "KINDS", "Entity", "World", "build_world", "case_counts", "synth_records"]
