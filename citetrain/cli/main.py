@@ -12,6 +12,10 @@ COMMANDS = {
     "eval": "citetrain.cli.eval_cmd",
     "meta-eval": "citetrain.cli.meta_eval_cmd",
     "build": "citetrain.cli.build_cmd",
+    "synth": "citetrain.cli.synth_cmd",
+    "merge": "citetrain.cli.merge_cmd",
+    "train": "citetrain.cli.train_cmd",
+    "validate": "citetrain.cli.validate_cmd",
 }
 
 

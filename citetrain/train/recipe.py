@@ -176,15 +176,17 @@ def cross_field_errors(r: Recipe) -> list[str]:
 
 
 def _resolve(recipe: Recipe, path: str | Path) -> Recipe:
-    """Relative paths in a recipe are taken from the repository root when they exist there,
-    else from the recipe's folder."""
-    base = Path(path).resolve().parent
+    """A relative path in a recipe is kept when it exists from the current folder; otherwise it
+    is taken from the recipe's folder or its parent (the repository root for ``recipes/``)."""
+    here = Path(path).resolve().parent
     for obj, key in ((recipe.data, "dataset"), (recipe.data, "build"), (recipe.launch, "config_file")):
         value = getattr(obj, key)
-        if value and not Path(value).is_absolute() and not Path(value).exists():
-            cand = (base / value).resolve()
-            if cand.exists() or key == "dataset":
-                setattr(obj, key, str(cand) if cand.exists() else value)
+        if not value or Path(value).is_absolute() or Path(value).exists():
+            continue
+        for base in (here, here.parent):
+            if (base / value).exists():
+                setattr(obj, key, str((base / value).resolve()))
+                break
     return recipe
 
 

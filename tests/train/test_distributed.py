@@ -1,0 +1,53 @@
+"""The tiny recipe on two CPU processes: DDP over gloo, DeepSpeed ZeRO-2 and ZeRO-3 (a few
+steps); the saved adapters are non-empty and load."""
+import importlib.util
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+from citetrain.train.callbacks import check_adapter
+
+from .conftest import REPO, tiny_overrides
+
+needs_accelerate = pytest.mark.skipif(shutil.which("accelerate") is None,
+                                      reason="accelerate CLI not installed")
+needs_deepspeed = pytest.mark.skipif(importlib.util.find_spec("deepspeed") is None,
+                                     reason="deepspeed not installed (pip install -e '.[test]')")
+
+
+def launch(tiny_data, out, *launch_args, steps=4):
+    sets = tiny_overrides(tiny_data, out, **{"train.max_steps": steps, "train.save_steps": 2,
+                                             "eval.steps": 2})
+    cmd = ["accelerate", "launch", *launch_args, "--num_processes", "2", "-m", "citetrain.train",
+           str(REPO / "recipes" / "tiny-cpu.yaml")] + [a for s in sets for a in ("--set", s)]
+    env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, cwd=REPO)
+    assert run.returncode == 0, run.stderr[-4000:]
+    summary = json.loads((out / "train_summary.json").read_text())
+    assert json.loads((out / "citetrain_run.json").read_text())["world_size"] == 2
+    assert summary["steps"] == steps and summary["in_loop"]
+    tensors, size = check_adapter(out / "final", summary["adapter_tensors"])
+    assert tensors > 0 and size > 0
+    from peft import PeftModel
+    from transformers import AutoModelForCausalLM
+
+    model = PeftModel.from_pretrained(AutoModelForCausalLM.from_pretrained(str(out / "base")),
+                                      str(out / "final"))
+    assert any("lora_B" in n and p.abs().sum() > 0 for n, p in model.named_parameters())
+    return summary
+
+
+@needs_accelerate
+def test_two_processes_over_gloo(tiny_data, tmp_path):
+    launch(tiny_data, tmp_path / "ddp", "--multi_gpu")
+
+
+@needs_accelerate
+@needs_deepspeed
+@pytest.mark.parametrize("stage, steps", [("zero2", 4), ("zero3", 2)])
+def test_deepspeed_on_cpu(tiny_data, tmp_path, stage, steps):
+    launch(tiny_data, tmp_path / stage, "--config_file", str(REPO / "launch" / f"{stage}.yaml"),
+           steps=steps)
