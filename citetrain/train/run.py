@@ -106,6 +106,12 @@ def train(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, An
                          peft_config=S.peft_config(recipe), callbacks=callbacks)
     if scorer is not None:
         scorer.trainer = trainer
+    if recipe.method == "qlora" and not args.bf16:
+        # trl casts a quantized model's adapter to bf16; without bf16 autocast (CPU, fp32 compute)
+        # generation would then mix dtypes: keep the trainable weights in fp32
+        for p in trainer.model.parameters():
+            if p.requires_grad and p.dtype != torch.float32:
+                p.data = p.data.float()
     check_completion_mask(trainer.train_dataset, tokenizer.eos_token_id)
     n_trainable = sum(1 for _, p in trainer.model.named_parameters() if p.requires_grad)
     if recipe.method != "full":

@@ -158,7 +158,28 @@ def peft_config(recipe: Recipe):
 
 
 def sft_config(recipe: Recipe, has_eval: bool):
-    """trl's ``SFTConfig`` from the recipe (loss on the completion only)."""
+    """trl's ``SFTConfig`` from the recipe (loss on the completion only).
+
+    ``data.packing`` is kept with every attention implementation (eager and sdpa included, not
+    only flash attention), because packed sequences cannot attend to each other here:
+
+    * trl packs best-fit-decreasing (``packing_strategy="bfd"``, pinned below: ``"wrapped"``
+      would cut examples and keep a plain attention mask) and then trains padding-free: the
+      collator concatenates the packed examples into one row with ``position_ids`` restarting
+      at 0 for each example (plus ``cu_seq_lens_*`` for varlen kernels) and **no**
+      ``attention_mask``, and drops the label of each example's first token
+      (trl 1.16 ``sft_trainer.py`` l. 177-218 and 916);
+    * trl calls the model with ``use_cache=False`` (``compute_loss``, l. 1564);
+    * with no ``attention_mask`` and no cache, transformers 5 (``masking_utils.py``
+      ``_preprocess_mask_arguments`` l. 873-881, ``find_packed_sequence_indices`` l. 750,
+      ``create_causal_mask`` l. 1003-1008) finds the examples from the ``position_ids`` jumps
+      and builds a block-diagonal causal mask for eager / sdpa / flex; flash attention uses the
+      ``cu_seq_lens`` boundaries. RoPE uses the restarted positions.
+
+    ``tests/train/test_packing.py`` checks that a packed row gives the same logits as its
+    examples run one by one. Modeling code from ``trust_remote_code`` may build its own mask
+    without those ``position_ids`` checks: that case keeps packing with a warning line.
+    """
     import torch
     from trl import SFTConfig
 
@@ -180,6 +201,15 @@ def sft_config(recipe: Recipe, has_eval: bool):
         packing=recipe.data.packing, completion_only_loss=True, ddp_find_unused_parameters=False,
         dataset_num_proc=None, disable_tqdm=False,
     )
+    if recipe.data.packing:
+        kwargs["packing_strategy"] = "bfd"  # padding-free with per-example position_ids
+        impl = recipe.model.attn_implementation or ""
+        if recipe.model.trust_remote_code and "flash" not in impl:
+            print("[citetrain] warning: data.packing with trust_remote_code and attention "
+                  f"{impl or 'default'}: packed examples stay apart only if the remote modeling "
+                  "code masks by position_ids (as transformers' own models do); use "
+                  "model.attn_implementation: flash_attention_2 or data.packing: false if unsure",
+                  flush=True)
     if t.warmup_steps is not None:
         kwargs["warmup_steps"] = t.warmup_steps
     if t.warmup_ratio is not None:

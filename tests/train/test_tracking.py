@@ -1,0 +1,37 @@
+"""Training logs to wandb (offline), tensorboard and trackio, in-loop scores included."""
+import importlib.util
+
+import pytest
+
+from citetrain.train.recipe import load_recipe
+from citetrain.train.run import train
+
+from .conftest import REPO, tiny_overrides
+
+
+@pytest.mark.parametrize("tracker", ["wandb", "tensorboard", "trackio"])
+def test_tracker_receives_loss_and_citation_scores(tiny_data, tmp_path, monkeypatch, tracker):
+    if importlib.util.find_spec(tracker) is None:
+        pytest.skip(f"{tracker} not installed (pip install -e '.[tracking]')")
+    monkeypatch.setenv("WANDB_MODE", "offline")
+    monkeypatch.setenv("WANDB_DIR", str(tmp_path))
+    monkeypatch.setenv("WANDB_SILENT", "true")
+    monkeypatch.setenv("TRACKIO_DIR", str(tmp_path / "trackio"))
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "run"
+    sets = tiny_overrides(tiny_data, out, **{"train.max_steps": 3, "train.save_steps": 3,
+                                             "eval.steps": 3, "logging.report_to": f"[{tracker}]"})
+    summary = train(load_recipe(REPO / "recipes" / "tiny-cpu.yaml", sets))
+    assert summary["in_loop"]
+    if tracker == "tensorboard":
+        from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+        events = list(out.rglob("events.out.tfevents.*"))
+        assert events
+        acc = EventAccumulator(str(events[0].parent))
+        acc.Reload()
+        tags = acc.Tags()["scalars"]
+        assert "train/loss" in tags and "eval/citation_f1" in tags
+    elif tracker == "wandb":
+        runs = list(tmp_path.rglob("offline-run-*"))
+        assert runs and any(p.suffix == ".wandb" for p in runs[0].iterdir())
