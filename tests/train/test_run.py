@@ -88,3 +88,24 @@ def test_completion_mask_checks():
         check_completion_mask([{"labels": [-100, -100]}], eos)
     with pytest.raises(CitetrainError, match="end-of-sequence token is not inside"):
         check_completion_mask([{"labels": [-100, 5, 6]}], eos)
+
+
+def test_module_entry_points_have_help(capsys):
+    from citetrain.build import run as build_main
+    from citetrain.train.run import main
+
+    for entry in (main, build_main):
+        with pytest.raises(SystemExit) as e:
+            entry(["--help"])
+        assert e.value.code == 0
+    assert "recipe" in capsys.readouterr().out
+
+
+def test_bad_recipe_is_one_line_and_exit_2(tmp_path, capsys):
+    from citetrain.train.run import main
+
+    bad = tmp_path / "r.yaml"
+    bad.write_text("name: t\nkind: refiner\nmodel: {tiny: {}}\ndata: {dataset: d}\ntrian: {}\n")
+    assert main([str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "did you mean 'train'" in err and "Traceback" not in err
