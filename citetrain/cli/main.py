@@ -14,6 +14,7 @@ COMMANDS = {
     "build": "citetrain.cli.build_cmd",
     "synth": "citetrain.cli.synth_cmd",
     "merge": "citetrain.cli.merge_cmd",
+    "refine": "citetrain.cli.refine_cmd",
     "train": "citetrain.cli.train_cmd",
     "validate": "citetrain.cli.validate_cmd",
 }

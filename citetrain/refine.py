@@ -1,0 +1,112 @@
+"""Generate-then-Refine: replace each statement's citations with a refiner's ids, leaving the
+text byte-identical outside the marks.
+
+A mark group is the marks and the whitespace before them (``" [1][2]"``, ``" [1, 2]"``). Within
+each sentence every group is removed and the refined ids go before the sentence's final
+punctuation, so ``strip_marks(refined) == strip_marks(original)`` for every record.
+"""
+from __future__ import annotations
+
+import re
+from typing import Any, Sequence
+
+from citetrain.builders import prompts as P
+from citetrain.records import Record
+from citetrain.text.marks import _GROUP
+from citetrain.text.splitter import split_sentences
+from citetrain.text.statements import statements
+
+_TRAIL = re.compile(r"\s*[.!?;:,\"'”’)\]]*\s*$")
+
+
+def strip_marks(text: str) -> str:
+    """``text`` without its mark groups (and the whitespace before each)."""
+    return _GROUP.sub("", text)
+
+
+def sentence_spans(output: str) -> list[tuple[int, int]]:
+    """Character spans of the output's sentences (as the metrics split them) in ``output``."""
+    spans, pos = [], 0
+    for sent in split_sentences(output):
+        start = output.find(sent, pos)
+        if start < 0:  # the splitter normalised something: fall back to no replacement
+            raise ValueError(f"sentence not found in output: {sent[:40]!r}")
+        spans.append((start, start + len(sent)))
+        pos = start + len(sent)
+    return spans
+
+
+def replace_citations(output: str, ids: Sequence[Sequence[int] | None]) -> str:
+    """``output`` with sentence k's marks replaced by ``ids[k]`` (``None``: left as it is)."""
+    spans = sentence_spans(output)
+    parts, pos = [], 0
+    for (a, b), new in zip(spans, list(ids) + [None] * (len(spans) - len(ids))):
+        parts.append(output[pos:a])
+        sent = output[a:b]
+        if new is not None:
+            bare = strip_marks(sent)
+            tail = _TRAIL.search(bare).start()
+            marks = "".join(f"[{i}]" for i in new)
+            sent = bare[:tail] + (" " + marks if marks else "") + bare[tail:]
+        parts.append(sent)
+        pos = b
+    parts.append(output[pos:])
+    return "".join(parts)
+
+
+def refiner_prompts(record: Record, max_words: int | None = None) -> list[str]:
+    """One refiner prompt per statement (question, numbered docs, the statement as written)."""
+    return [P.refiner_prompt(record.question, record.docs, st.raw.strip() or st.text, max_words)
+            for st in statements(record.output, first_line_only=False)]
+
+
+def refine_records(records: Sequence[Record], model: Any, tokenizer: Any, *, max_new_tokens: int = 24,
+                   batch_size: int = 8, max_length: int | None = None, max_words: int | None = None,
+                   progress: bool = True) -> tuple[list[Record], dict[str, int]]:
+    """Refined copies of ``records`` and counts (statements, ids kept, ids dropped as out of
+    range)."""
+    from citetrain.train.generate import generate_texts
+
+    prompts = [refiner_prompts(r, max_words) for r in records]
+    flat = [p for ps in prompts for p in ps]
+    outs = generate_texts(model, tokenizer, flat, max_new_tokens=max_new_tokens,
+                          batch_size=batch_size, max_length=max_length, progress=progress)
+    refined, pos = [], 0
+    counts = {"statements": len(flat), "ids": 0, "dropped_out_of_range": 0}
+    for rec, ps in zip(records, prompts):
+        ids = []
+        for out in outs[pos:pos + len(ps)]:
+            got = P.parse_ids(out)
+            keep = [i for i in got if 1 <= i <= len(rec.docs)]
+            counts["ids"] += len(keep)
+            counts["dropped_out_of_range"] += len(got) - len(keep)
+            ids.append(keep)
+        pos += len(ps)
+        refined.append(rec.model_copy(update={"output": replace_citations(rec.output, ids)}))
+    return refined, counts
+
+
+def load_refiner(path: str):
+    """Model and tokenizer of a refiner: an adapter folder (its base loaded first) or a model."""
+    import json
+    from pathlib import Path
+
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    from citetrain.errors import CitetrainError
+
+    folder = Path(path)
+    if not folder.is_dir():
+        raise CitetrainError(f"--refiner: {folder} is not a folder")
+    tokenizer = AutoTokenizer.from_pretrained(str(folder))
+    if tokenizer.pad_token is None:
+        tokenizer.pad_token = tokenizer.eos_token
+    cfg = folder / "adapter_config.json"
+    if cfg.is_file():
+        from peft import PeftModel
+
+        base = AutoModelForCausalLM.from_pretrained(json.loads(cfg.read_text())["base_model_name_or_path"])
+        model = PeftModel.from_pretrained(base, str(folder))
+    else:
+        model = AutoModelForCausalLM.from_pretrained(str(folder))
+    return model.eval(), tokenizer
