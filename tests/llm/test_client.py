@@ -1,89 +1,15 @@
 """The chat client and its cache against a fake OpenAI-compatible server on 127.0.0.1."""
 from __future__ import annotations
 
-import json
-import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-
 import pytest
 
 from citetrain.errors import CitetrainError
 from citetrain.llm.cache import ChatCache, chat_key
 from citetrain.llm.client import CachedChat, ChatClient
 
+from ..fake_openai import server  # noqa: F401  (the fixture)
+
 KEY = "sk-test-5ecret-never-shown"
-
-
-class ChatServer:
-    """Answers ``/v1/chat/completions`` with ``"answer to <prompt>"``.
-
-    ``script``: HTTP statuses to send first; ``fail``: prompts that always get a 500;
-    ``delay(prompt)``: seconds to wait before answering. ``prompts`` lists every request's prompt.
-    """
-
-    def __init__(self, script=(), fail=(), delay=None):
-        self.script, self.fail, self.delay = list(script), set(fail), delay
-        self.prompts: list[str] = []
-        self.bodies: list[dict] = []
-        self.headers: list[dict] = []
-        self.in_flight = self.peak = 0
-        self.lock = threading.Lock()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # keep test output quiet
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                prompt = body["messages"][0]["content"]
-                with outer.lock:
-                    outer.prompts.append(prompt)
-                    outer.bodies.append(body)
-                    outer.headers.append(dict(self.headers))
-                    status = outer.script.pop(0) if outer.script else 200
-                    status = 500 if prompt in outer.fail else status
-                    outer.in_flight += 1
-                    outer.peak = max(outer.peak, outer.in_flight)
-                if outer.delay is not None:
-                    time.sleep(outer.delay(prompt))
-                with outer.lock:  # before replying: the client may send the next one at once
-                    outer.in_flight -= 1
-                if status != 200:  # echoes the Authorization header, as careless servers do
-                    self._send(status, {"error": f"no ({self.headers.get('Authorization')})"})
-                else:
-                    message = {"role": "assistant", "content": f"answer to {prompt}"}
-                    self._send(200, {"choices": [{"index": 0, "message": message}]})
-
-            def _send(self, status, payload):
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.01,), daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
-
-
-@pytest.fixture
-def server():
-    made = []
-
-    def make(**kwargs):
-        made.append(ChatServer(**kwargs))
-        return made[-1]
-
-    yield make
-    for s in made:
-        s.close()
 
 
 @pytest.fixture(autouse=True)
