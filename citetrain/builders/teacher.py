@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from citetrain.llm.client import CachedChat, ChatClient
+from citetrain.judges.teacher import TeacherJudge
 from citetrain.metrics.itercoe import parse_itercoe
 
 
@@ -23,9 +23,7 @@ def teacher_outputs(teacher: Any, prompts: Sequence[tuple[str, int]], cache_path
                     progress: bool = True) -> dict[str, str | None]:
     """``{prompt: output}`` for ``(prompt, number of statements)`` pairs; ``None`` where the
     teacher's output cannot be parsed."""
-    client = ChatClient(teacher.model, base_url=teacher.base_url, api_key_env=teacher.api_key_env,
-                        max_tokens=teacher.max_tokens, concurrency=teacher.concurrency)
-    chat = CachedChat(client, cache_path)
+    chat = TeacherJudge.from_settings(teacher, cache_path=cache_path).chat
     unique = dict(prompts)
     answers = chat.complete(list(unique), progress=progress)
     return {p: (a if readable(a, unique[p]) else None) for p, a in zip(unique, answers)}
