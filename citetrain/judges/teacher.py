@@ -53,7 +53,8 @@ class TeacherJudge:
     api_key_env : environment variable with the key; read per request, never stored or shown.
     cache_path : the SQLite answer cache (default :func:`default_cache_path`).
     max_tokens, concurrency, tries, retry_delay, timeout : the chat client's settings.
-    rating : ``"itercoe"`` ((r − 1) / 4), ``"editdist"`` (EDITDIST of the edits) or ``"ensemble"``.
+    rating : ``"itercoe"`` ((r − 1) / 4), ``"editdist"`` (EDITDIST of the edits) or
+        ``"ensemble"`` (their mean).
     contexts : ask F.2 first (otherwise every statement counts as retrieval).
     scenario : ``"full"``, ``"cited"`` or ``"both"``.
     first_line_only : cut outputs at the first newline (CiteEval does not).

@@ -103,7 +103,8 @@ def test_end_to_end_scores_by_hand(server, tmp_path):
     assert [rows["a", i]["rating"] for i in range(3)] == [1.0, 0.5, 0.0]
     assert rows["a", 1]["edits"] == [(Action.DELETE_REDUNDANT.value, 2)]
     assert [rows["b", i]["context"] for i in range(3)] == ["query", "retrieval", "model"]
-    assert (rows["b", 2]["full"], rows["b", 2]["cited"], rows["a", 2]["cited"]) == (None, None, None)
+    assert rows["b", 2]["full"] is None and rows["b", 2]["cited"] is None
+    assert rows["a", 2]["cited"] is None
     assert all(r["status"] == "ok" for r in rows.values()) and res.statements == 6
     info = res.result.info
     assert info["skipped_empty_output"] == 1 and info["skipped_ids"] == ["c"]
@@ -238,4 +239,5 @@ def test_settings_and_default_cache(tmp_path, monkeypatch):
         "m", "http://h/v1", "K", 99, 3)
     assert j.rating == "ensemble" and j.chat.cache.path == tmp_path / "x.sqlite"
     with pytest.raises(ValueError, match="rating must be"):
-        TeacherJudge("m", cache_path=tmp_path / "x.sqlite", rating="likert")  # type: ignore[arg-type]
+        TeacherJudge("m", cache_path=tmp_path / "x.sqlite",
+                     rating="likert")  # type: ignore[arg-type]
