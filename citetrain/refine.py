@@ -60,53 +60,62 @@ def refiner_prompts(record: Record, max_words: int | None = None) -> list[str]:
             for st in statements(record.output, first_line_only=False)]
 
 
+def apply_refiner_outputs(records: Sequence[Record], outputs: Sequence[Sequence[str]],
+                          counts: dict[str, int] | None = None) -> tuple[list[Record], dict[str, int]]:
+    """Records with each statement's marks replaced by the ids in its refiner output.
+
+    ``outputs[r][k]`` is the refiner's text for statement ``k`` of record ``r``. Ids outside the
+    record's docs are dropped and counted; an output that is not ids at all leaves the
+    statement's citations as they were and is counted (``not_ids``); a record whose text cannot
+    be re-assembled is kept unchanged and counted (``records_unchanged``). Nothing raises.
+    """
+    counts = counts if counts is not None else {}
+    for key in ("statements", "ids", "dropped_out_of_range", "not_ids", "records_unchanged"):
+        counts.setdefault(key, 0)
+    refined = []
+    for rec, outs in zip(records, outputs):
+        ids: list[list[int] | None] = []
+        for out in outs:
+            counts["statements"] += 1
+            got = P.parse_ids_strict(out)
+            if got is None:
+                counts["not_ids"] += 1
+                ids.append(None)
+                continue
+            keep = [i for i in got if 1 <= i <= len(rec.docs)]
+            counts["ids"] += len(keep)
+            counts["dropped_out_of_range"] += len(got) - len(keep)
+            ids.append(keep)
+        try:
+            output = replace_citations(rec.output, ids)
+        except ValueError:
+            counts["records_unchanged"] += 1
+            output = rec.output
+        refined.append(rec.model_copy(update={"output": output}))
+    return refined, counts
+
+
 def refine_records(records: Sequence[Record], model: Any, tokenizer: Any, *, max_new_tokens: int = 24,
                    batch_size: int = 8, max_length: int | None = None, max_words: int | None = None,
-                   progress: bool = True) -> tuple[list[Record], dict[str, int]]:
-    """Refined copies of ``records`` and counts (statements, ids kept, ids dropped as out of
-    range)."""
+                   progress: bool = True, counts: dict[str, int] | None = None,
+                   ) -> tuple[list[Record], dict[str, int]]:
+    """Refined copies of ``records`` and counts (see :func:`apply_refiner_outputs`); ``counts``
+    accumulates across calls when given."""
     from citetrain.train.generate import generate_texts
 
     prompts = [refiner_prompts(r, max_words) for r in records]
     flat = [p for ps in prompts for p in ps]
     outs = generate_texts(model, tokenizer, flat, max_new_tokens=max_new_tokens,
                           batch_size=batch_size, max_length=max_length, progress=progress)
-    refined, pos = [], 0
-    counts = {"statements": len(flat), "ids": 0, "dropped_out_of_range": 0}
-    for rec, ps in zip(records, prompts):
-        ids = []
-        for out in outs[pos:pos + len(ps)]:
-            got = P.parse_ids(out)
-            keep = [i for i in got if 1 <= i <= len(rec.docs)]
-            counts["ids"] += len(keep)
-            counts["dropped_out_of_range"] += len(got) - len(keep)
-            ids.append(keep)
+    grouped, pos = [], 0
+    for ps in prompts:
+        grouped.append(outs[pos:pos + len(ps)])
         pos += len(ps)
-        refined.append(rec.model_copy(update={"output": replace_citations(rec.output, ids)}))
-    return refined, counts
+    return apply_refiner_outputs(records, grouped, counts)
 
 
 def load_refiner(path: str):
     """Model and tokenizer of a refiner: an adapter folder (its base loaded first) or a model."""
-    import json
-    from pathlib import Path
+    from citetrain.train.checkpoint import load_causal_lm
 
-    from transformers import AutoModelForCausalLM, AutoTokenizer
-
-    from citetrain.errors import CitetrainError
-
-    folder = Path(path)
-    if not folder.is_dir():
-        raise CitetrainError(f"--refiner: {folder} is not a folder")
-    tokenizer = AutoTokenizer.from_pretrained(str(folder))
-    if tokenizer.pad_token is None:
-        tokenizer.pad_token = tokenizer.eos_token
-    cfg = folder / "adapter_config.json"
-    if cfg.is_file():
-        from peft import PeftModel
-
-        base = AutoModelForCausalLM.from_pretrained(json.loads(cfg.read_text())["base_model_name_or_path"])
-        model = PeftModel.from_pretrained(base, str(folder))
-    else:
-        model = AutoModelForCausalLM.from_pretrained(str(folder))
-    return model.eval(), tokenizer
+    return load_causal_lm(path, role="--refiner")

@@ -52,3 +52,42 @@ def test_refine_records_with_a_tiny_model_keeps_text_and_counts_dropped_ids():
         assert strip_marks(a.output) == strip_marks(b.output)
         assert all(1 <= c <= 2 for st in statements(b.output, first_line_only=False)
                    for c in st.citations)
+
+
+def test_apply_refiner_outputs_counts_bad_outputs_and_keeps_going():
+    from citetrain.refine import apply_refiner_outputs
+
+    rec = Record(id="r", question="q", docs=[Doc(text="a"), Doc(text="b")],
+                 output="One [1]. Two [2]. Three [1][2].")
+    refined, counts = apply_refiner_outputs([rec], [["[2][7]", "no idea", "[]"]])
+    # [7] is out of range (dropped); "no idea" is not ids (citations kept); "[]" removes all
+    assert refined[0].output == "One [2]. Two [2]. Three."
+    assert counts == {"statements": 3, "ids": 1, "dropped_out_of_range": 1, "not_ids": 1,
+                      "records_unchanged": 0}
+
+
+def test_parse_ids_strict():
+    from citetrain.builders.prompts import parse_ids_strict
+
+    assert parse_ids_strict(" [3][1][3]\nmore [4]") == [3, 1]
+    assert parse_ids_strict("[]") == []
+    assert parse_ids_strict("I think passage two") is None
+    assert parse_ids_strict("") is None
+
+
+def test_checkpoint_whose_base_model_is_absent_is_a_clear_error(tmp_path):
+    import json as _json
+
+    from citetrain.errors import CitetrainError
+    from citetrain.train.checkpoint import load_causal_lm
+    from citetrain.train.tiny import train_tokenizer
+
+    folder = tmp_path / "adapter"
+    folder.mkdir()
+    train_tokenizer(["some words to learn a tokenizer from"] * 20, 300).save_pretrained(folder)
+    (folder / "adapter_config.json").write_text(_json.dumps(
+        {"base_model_name_or_path": str(tmp_path / "gone"), "peft_type": "LORA"}))
+    with pytest.raises(CitetrainError, match="base model .*gone.* cannot be loaded"):
+        load_causal_lm(folder, role="--refiner")
+    with pytest.raises(CitetrainError, match="is not a folder"):
+        load_causal_lm(tmp_path / "nowhere", role="--refiner")

@@ -61,6 +61,14 @@ def parse_ids(text: str) -> list[int]:
     return list(dict.fromkeys(int(m) for m in _IDS.findall(first)))
 
 
+def parse_ids_strict(text: str) -> list[int] | None:
+    """As :func:`parse_ids`, but ``None`` when the first line holds no ``[k]`` mark and is not
+    ``[]`` (the output is not ids at all)."""
+    first = text.strip().split("\n", 1)[0] if text.strip() else ""
+    ids = parse_ids(first)
+    return ids if ids or "[]" in first else None
+
+
 def parse_response_ids(text: str, n_statements: int) -> list[list[int] | None]:
     """Per statement ``1..n`` the ids of its ``k: [..]`` line; ``None`` where no line names it."""
     out: list[list[int] | None] = [None] * n_statements

@@ -7,36 +7,61 @@ import argparse
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p = sub.add_parser(name, help="replace the citations of any generator's answers with a refiner's",
                        description="Refine citations with a trained refiner (adapter or merged "
-                       "model); the text stays byte-identical outside the marks.")
+                       "model); the text stays byte-identical outside the marks. Output is in the "
+                       "input's format (ALCE, WebGLM, CiteEval, ExpertQA; others as ALCE). Finished "
+                       "chunks go to OUT.partial.jsonl, so a killed run resumes where it stopped.")
     p.add_argument("predictions", help="predictions file (any supported format)")
     p.add_argument("--refiner", required=True, help="refiner checkpoint: adapter or model folder")
     p.add_argument("--out", required=True, help="output file (.jsonl or .json)")
     p.add_argument("--format", default="auto", help="input format (default auto)")
     p.add_argument("--max-new-tokens", type=int, default=24)
     p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--chunk", type=int, default=64, help="records per saved chunk (default 64)")
     p.add_argument("--max-length", type=int, default=None, help="cap on prompt + output tokens")
     p.add_argument("--max-doc-words", type=int, default=None, help="as the training data's")
     p.add_argument("--score", action="store_true", help="score before and after with --metrics")
     p.add_argument("--metrics", default="alce,lenient")
     p.add_argument("--nli", default="lexical")
+    p.add_argument("--skip-invalid", action="store_true", help="skip bad records instead of stopping")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(run=run)
 
 
+def _write(res, refined, out: str) -> str:
+    from citetrain.errors import CitetrainError
+    from citetrain.io.patch import write_like_input
+    from citetrain.io.writers import write_records
+
+    try:
+        write_like_input(res.paths[0], res.format, refined, res.origins, out)
+        return res.format
+    except CitetrainError as exc:
+        print(f"note: {exc}; writing ALCE records instead")
+        write_records(refined, out, "alce")
+        return "alce"
+
+
 def run(args: argparse.Namespace) -> int:
     from citetrain.io.readers import read_records
-    from citetrain.io.writers import WRITE_FORMATS, write_records
-    from citetrain.refine import load_refiner, refine_records
+    from citetrain.refine import load_refiner
+    from citetrain.refine_partial import PartialRefine
 
-    res = read_records(args.predictions, args.format)
+    res = read_records(args.predictions, args.format, skip_invalid=args.skip_invalid)
+    if res.skipped:
+        print(res.summary())
     model, tokenizer = load_refiner(args.refiner)
-    refined, counts = refine_records(res.records, model, tokenizer, max_new_tokens=args.max_new_tokens,
-                                     batch_size=args.batch_size, max_length=args.max_length,
-                                     max_words=args.max_doc_words, progress=not args.no_progress)
-    fmt = res.format if res.format in WRITE_FORMATS else "alce"
-    write_records(refined, args.out, fmt)
-    print(f"refined {len(refined)} records, {counts['statements']} statements; {counts['ids']} ids "
-          f"kept, {counts['dropped_out_of_range']} out of range dropped; wrote {args.out} ({fmt})")
+    job = PartialRefine(args.out + ".partial.jsonl", args.predictions, args.refiner)
+    refined, counts = job.run(res.records, model, tokenizer, chunk=args.chunk,
+                              max_new_tokens=args.max_new_tokens, batch_size=args.batch_size,
+                              max_length=args.max_length, max_words=args.max_doc_words,
+                              progress=not args.no_progress)
+    fmt = _write(res, refined, args.out)
+    job.finish()
+    print(f"refined {len(refined)} records ({counts['resumed']} resumed from a partial run), "
+          f"{counts['statements']} statements: {counts['ids']} ids kept, "
+          f"{counts['dropped_out_of_range']} out of range dropped, {counts['not_ids']} outputs "
+          f"not ids (citations left as they were), {counts['records_unchanged']} records left "
+          f"unchanged; wrote {args.out} ({fmt})")
     if args.score:
         from citetrain.evaluate import evaluate
         from citetrain.nli.registry import make_engine
