@@ -154,6 +154,13 @@ def save_dataset(examples: dict[str, list[dict[str, Any]]], target: Path) -> Non
         name: datasets.Dataset.from_dict({c: [ex.get(c) for ex in exs] for c in cols},
                                          features=feats)
         for name, exs in examples.items() if exs})  # an empty split is left out
+    save_atomically(dd, target)
+
+
+def save_atomically(dd: Any, target: Path) -> None:
+    """``dd.save_to_disk(target)`` through a temporary folder and a rename."""
+    import datasets
+
     tmp = target.with_name(target.name + ".tmp")
     shutil.rmtree(tmp, ignore_errors=True)
     datasets.disable_progress_bars()

@@ -11,11 +11,20 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p = sub.add_parser(name, help="agreement of a metric's NLI with human labels",
                        description="Correlation (Pearson/Spearman/Kendall), one-vs-one ROC-AUC and "
                        "NDCG@5/10/20 of NLI scores against human support labels (full 2, partial 1, no 0).")
-    p.add_argument("labelled", help="labelled file: WiCE, AttributionBench or ExpertQA format")
+    p.add_argument("labelled", nargs="+", help="labelled file(s): WiCE, AttributionBench or "
+                   "ExpertQA format (several files of one format are read as one set, "
+                   "deduplicated by pair id)")
     p.add_argument("--format", default="auto", help="wice | wice_oracle | attributionbench | expertqa (default auto)")
     p.add_argument("--nli", default="lexical", help="one or more NLI names, comma-separated, "
                    "compared side by side (default lexical)")
     p.add_argument("--limit", type=int, help="use only the first N labelled pairs")
+    p.add_argument("--split", choices=["train", "validation"],
+                   help="keep only the pairs whose group falls in this split, by the rule a "
+                   "crossencoder recipe splits its data.labelled with (group hash)")
+    p.add_argument("--split-fraction", type=float, default=0.3, metavar="F",
+                   help="with --split: the recipe's data.validation_fraction (default 0.3)")
+    p.add_argument("--split-seed", type=int, default=0, metavar="S",
+                   help="with --split: the recipe's data.split_seed (default 0)")
     p.add_argument("--skip-invalid", action="store_true", help="skip bad rows instead of stopping")
     p.add_argument("--out", help="write meta_eval.json here (folder)")
     p.add_argument("--no-cache", action="store_true", help="do not use the NLI cache")
@@ -28,12 +37,23 @@ def _fmt(v: float | None) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    from citetrain.errors import CitetrainError
     from citetrain.io.labelled import read_labelled
     from citetrain.io.writers import atomic_write_text
     from citetrain.metrics.meta import meta_evaluate
     from citetrain.nli.registry import make_engine
 
-    pairs = read_labelled(args.labelled, args.format, skip_invalid=args.skip_invalid)
+    source = args.labelled[0] if len(args.labelled) == 1 else args.labelled
+    pairs = read_labelled(source, args.format, skip_invalid=args.skip_invalid)
+    if args.split:
+        from citetrain.builders.sets import split_of
+
+        if not 0 < args.split_fraction < 1:
+            raise CitetrainError(f"--split-fraction must be between 0 and 1, not {args.split_fraction}")
+        pairs = [p for p in pairs
+                 if split_of(p.group, args.split_fraction, args.split_seed) == args.split]
+        if not pairs:
+            raise CitetrainError(f"no labelled pair falls in the {args.split} split")
     if args.limit:
         pairs = pairs[: args.limit]
     labels = [p.label for p in pairs]
@@ -47,7 +67,10 @@ def run(args: argparse.Namespace) -> int:
                               if isinstance(v, (int, float))))
     width = max(len(r) for r in rows)
     cols = list(table)
-    print(f"{len(pairs)} labelled pairs from {args.labelled}  "
+    where = " ".join(args.labelled) + (
+        f" [{args.split} split, fraction {args.split_fraction}, seed {args.split_seed}]"
+        if args.split else "")
+    print(f"{len(pairs)} labelled pairs from {where}  "
           f"(full {labels.count(2)}, partial {labels.count(1)}, no {labels.count(0)})")
     print(f"{'measure':<{width}}  " + "  ".join(f"{c:>{max(10, len(c))}}" for c in cols))
     for r in rows:
@@ -55,7 +78,8 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         out = Path(args.out) / "meta_eval.json"
         out.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(out, json.dumps({"input": args.labelled, "n": len(pairs), "results": table},
-                                          indent=2, default=str) + "\n")
+        report = {"input": source if isinstance(source, str) else list(source),
+                  "split": args.split, "n": len(pairs), "results": table}
+        atomic_write_text(out, json.dumps(report, indent=2, default=str) + "\n")
         print(f"\nwrote {out}")
     return 0

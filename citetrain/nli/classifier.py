@@ -8,6 +8,10 @@ the model's own labels (``config.id2label``), found by name, case-insensitively:
 * ``support`` = (P(entailment), P(neutral), P(contradiction)) read as full / partial / no support,
   for three-way models; ``None`` for binary ones (entailment / not_entailment).
 
+Support-level names count too (citetrain's cross-encoder judge, ``kind: crossencoder``):
+``supported`` is entailment, ``partially_supported`` the neutral (partial) role and
+``not_supported`` the contradiction (no support) role, so such a model is three-way.
+
 Long pairs are truncated to ``max_length`` tokens from the longer side (the premise, in practice).
 """
 from __future__ import annotations
@@ -20,9 +24,10 @@ from citetrain.nli.base import NLIResult, Pair
 from citetrain.nli.hf import HFBackend
 
 DEFAULT_MAX_LENGTH = 512
-ENTAIL = {"entailment", "entail", "entails", "entailed"}
-NEUTRAL = {"neutral"}
-CONTRADICT = {"contradiction", "contradict", "contradicts", "contradictory", "contradicted"}
+ENTAIL = {"entailment", "entail", "entails", "entailed", "supported", "full_support"}
+NEUTRAL = {"neutral", "partially_supported", "partial_support", "partial"}
+CONTRADICT = {"contradiction", "contradict", "contradicts", "contradictory", "contradicted",
+              "not_supported", "no_support", "unsupported"}
 NOT_ENTAIL = {"not_entailment", "non_entailment", "not_entail", "non_entail", "not_entailed"}
 
 

@@ -68,6 +68,9 @@ class DataSection(_Section):
     max_length: int = Field(default=2048, ge=16)
     packing: bool = False
     max_train_examples: int | None = Field(default=None, ge=1)
+    labelled: list[str] | None = None  # crossencoder: ``PATH`` or ``FORMAT:PATH`` entries
+    validation_fraction: float = Field(default=0.3, gt=0.0, lt=1.0)
+    split_seed: int = 0
 
 
 class TrainSection(_Section):
@@ -128,7 +131,7 @@ class Recipe(_Section):
     """A training run: what to train, on what, how, how to score it and how to launch it."""
 
     name: str
-    kind: Literal["refiner", "generator", "judge"]
+    kind: Literal["refiner", "generator", "judge", "crossencoder"]
     method: Literal["lora", "qlora", "full"] = "lora"
     model: ModelSection
     lora: LoraSection = Field(default_factory=LoraSection)
@@ -166,6 +169,7 @@ def cross_field_errors(r: Recipe) -> list[str]:
     if r.eval.best_metric and r.eval.enabled and r.train.save_steps % r.eval.steps:
         errs.append(f"eval.best_metric: train.save_steps ({r.train.save_steps}) must be a multiple "
                     f"of eval.steps ({r.eval.steps}) to keep the best checkpoint")
+    errs += _crossencoder_errors(r)
     if r.hub.push and not r.hub.repo_id:
         errs.append("hub.push needs hub.repo_id")
     if "none" in r.logging.report_to and len(r.logging.report_to) > 1:
@@ -173,6 +177,41 @@ def cross_field_errors(r: Recipe) -> list[str]:
     if r.lora.target_modules == ["lm_head"] or "lm_head" in (r.lora.target_modules or []):
         errs.append("lora.target_modules: trl refuses LoRA on lm_head; use lora.modules_to_save")
     return errs
+
+
+def _crossencoder_errors(r: Recipe) -> list[str]:
+    """Rules of ``kind: crossencoder`` (a sequence-pair classifier trained on labelled pairs)."""
+    if r.kind != "crossencoder":
+        return ["data.labelled is for kind crossencoder"] if r.data.labelled is not None else []
+    errs = []
+    if not r.data.labelled and not (Path(r.data.dataset) / "dataset_dict.json").is_file():
+        errs.append(f"kind crossencoder needs data.labelled (labelled files) or an existing "
+                    f"pairs dataset at data.dataset ({r.data.dataset} has none)")
+    if r.method not in ("full", "lora"):
+        errs.append(f"kind crossencoder trains with method full or lora, not {r.method}")
+    if r.model.tiny is not None:
+        errs.append("kind crossencoder needs model.name_or_path (model.tiny builds causal LMs)")
+    if r.data.build is not None:
+        errs.append("data.build makes SFT sets; kind crossencoder reads data.labelled")
+    if r.eval.enabled and not r.eval.best_metric and r.train.save_steps % r.eval.steps:
+        errs.append(f"kind crossencoder keeps the best checkpoint by roc_auc: train.save_steps "
+                    f"({r.train.save_steps}) must be a multiple of eval.steps ({r.eval.steps})")
+    return errs
+
+
+def _resolve_labelled(entry: str, bases: tuple[Path, ...]) -> str:
+    """``PATH`` or ``FORMAT:PATH`` with PATH resolved like the recipe's other paths."""
+    from citetrain.io.labelled import LABELLED_CONVERTERS
+
+    fmt, sep, value = entry.partition(":")
+    if not sep or fmt not in LABELLED_CONVERTERS:
+        fmt, sep, value = "", "", entry
+    if not Path(value).is_absolute() and not Path(value).exists():
+        for base in bases:
+            if (base / value).exists():
+                value = str((base / value).resolve())
+                break
+    return f"{fmt}{sep}{value}"
 
 
 def _resolve(recipe: Recipe, path: str | Path) -> Recipe:
@@ -187,6 +226,9 @@ def _resolve(recipe: Recipe, path: str | Path) -> Recipe:
             if (base / value).exists():
                 setattr(obj, key, str((base / value).resolve()))
                 break
+    if recipe.data.labelled:
+        recipe.data.labelled = [_resolve_labelled(e, (here, here.parent))
+                                for e in recipe.data.labelled]
     return recipe
 
 
@@ -202,5 +244,9 @@ def validate_recipe(data: dict[str, Any], path: str | Path = "<recipe>") -> Reci
 
 def load_recipe(path: str | Path, overrides: list[str] | None = None) -> Recipe:
     """Load, override (``section.key=value``) and validate a recipe; every error at once."""
-    recipe = validate_recipe(apply_overrides(load_yaml(path), overrides or []), path)
-    return _resolve(recipe, path)
+    recipe = _resolve(validate(Recipe, apply_overrides(load_yaml(path), overrides or []),
+                               str(path)), path)
+    errors = cross_field_errors(recipe)  # after resolving: some rules look at paths
+    if errors:
+        raise ConfigError(str(path), errors)
+    return recipe

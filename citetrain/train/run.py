@@ -59,6 +59,10 @@ def check_completion_mask(dataset: Any, eos_id: int, n: int = 32) -> None:
 def train(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, Any]:
     """Run the recipe; returns a summary (final loss, in-loop scores, output folders).
     ``extra_callbacks``: more ``TrainerCallback``s (tests use one to stop a run early)."""
+    if recipe.kind == "crossencoder":
+        from citetrain.train.crossencoder import train_crossencoder
+
+        return train_crossencoder(recipe, extra_callbacks)
     import torch
     from accelerate import PartialState
     from trl import SFTTrainer

@@ -97,3 +97,15 @@ def test_registry_makes_a_classifier(models):
 
     nli = make_backend(f"classifier:{models['binary']}", device="cpu", batch_size=2)
     assert isinstance(nli, ClassifierNLI) and nli.batch_size == 2 and nli.model_id == "binary"
+
+
+def test_support_level_names_read_as_three_way(tmp_path):
+    assert label_indices({0: "not_supported", 1: "partially_supported", 2: "supported"}) == {
+        "contradiction": 0, "neutral": 1, "entailment": 2}
+    path = build_bert_classifier(tmp_path / "judge",
+                                 ("not_supported", "partially_supported", "supported"))
+    nli = ClassifierNLI(str(path), device="cpu")
+    assert nli.three_way
+    for res, row in zip(nli.predict(PAIRS), _softmax_rows(nli, PAIRS)):
+        assert res.prob == pytest.approx(row[2], abs=1e-5)
+        assert res.support == pytest.approx((row[2], row[1], row[0]), abs=1e-5)

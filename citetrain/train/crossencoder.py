@@ -1,0 +1,246 @@
+"""``kind: crossencoder``: fine-tune an encoder as a (passage, statement) support classifier.
+
+Three labels, the :mod:`citetrain.io.labelled` convention: 0 ``not_supported``,
+1 ``partially_supported``, 2 ``supported`` (binary sources such as AttributionBench only use 0
+and 2). Pairs are tokenized as ``(premise, hypothesis)`` with ``truncation="only_first"``: the
+passage is cut, never the statement. Full fine-tuning, or LoRA (peft ``SEQ_CLS``, merged into the
+saved model). Each evaluation scores the validation split with
+:func:`citetrain.metrics.meta.meta_evaluate` on **score = P(supported)** — the probability that
+the ``classifier:`` NLI backend returns for this model, so in-loop figures and ``citetrain
+meta-eval`` agree — and the best checkpoint is kept by ``roc_auc`` (binary ROC-AUC, or the mean of
+the one-vs-one ROC-AUCs when the validation set has partial labels) unless ``eval.best_metric``
+names another measure; in-loop evaluation reads ``eval.subset`` validation pairs (a seeded
+sample; ``citetrain meta-eval --split validation`` measures the whole split). ``<output_dir>/final`` holds the model and a tokenizer whose
+``model_max_length`` is ``data.max_length``, so the NLI backend reads pairs at the trained length.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any
+
+from citetrain.errors import CitetrainError
+from citetrain.train import setup as S
+from citetrain.train.pairs import LABEL_NAMES, MANIFEST, build_pairs, parse_source
+from citetrain.train.recipe import Recipe
+
+ID2LABEL = dict(LABEL_NAMES)
+LABEL2ID = {v: k for k, v in ID2LABEL.items()}
+
+
+def _manifest_matches(recipe: Recipe, path: Path) -> bool:
+    """The saved pairs came from the same files (by sha256), fraction and seed."""
+    from citetrain.train.pairs import _sha256
+
+    man = path.parent / MANIFEST
+    if not (path / "dataset_dict.json").is_file() or not man.is_file():
+        return False
+    old = json.loads(man.read_text())
+    d = recipe.data
+    if old.get("validation_fraction") != d.validation_fraction or old.get("split_seed") != d.split_seed:
+        return False
+    want = [parse_source(e)[1] for e in d.labelled or []]
+    have = old.get("sources", [])
+    return (len(want) == len(have) and all(
+        h["path"] == w and Path(w).is_file() and h["sha256"] == _sha256(w)
+        for w, h in zip(want, have)))
+
+
+def ensure_pairs(recipe: Recipe, main: bool) -> Path:
+    """``data.dataset``, (re)built from ``data.labelled`` by the main process when it is absent
+    or was built from other files or split settings."""
+    path = Path(recipe.data.dataset)
+    d = recipe.data
+    if d.labelled and main and not _manifest_matches(recipe, path):
+        man = build_pairs(d.labelled, path, d.validation_fraction, d.split_seed)
+        print(f"[citetrain] pairs: {json.dumps(man['counts'])} -> {path}", flush=True)
+    elif not (path / "dataset_dict.json").is_file() and not d.labelled:
+        raise CitetrainError(f"data.dataset: {path} is not a pairs dataset; give data.labelled")
+    return path
+
+
+def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str) -> Any:
+    """Token ids of (premise, hypothesis) pairs, the premise cut to fit ``max_length``; pairs
+    whose statement alone does not fit are dropped and counted; returns (tokens, groups)."""
+
+    def enc(batch: dict[str, list]) -> dict[str, list]:
+        out = tokenizer(batch["premise"], batch["hypothesis"], truncation="only_first",
+                        max_length=max_length)
+        out["labels"] = batch["label"]
+        return out
+
+    cols = dataset.column_names
+    data = dataset.map(enc, batched=True, remove_columns=cols, desc=f"tokenizing {what}")
+    keep = [i for i, ids in enumerate(data["input_ids"]) if len(ids) <= max_length]
+    if len(keep) < len(data):
+        print(f"[citetrain] {what}: dropped {len(data) - len(keep)} of {len(data)} pairs whose "
+              f"statement alone exceeds data.max_length={max_length}", flush=True)
+        data, dataset = data.select(keep), dataset.select(keep)
+    if not len(data):
+        raise CitetrainError(f"{what}: no pair fits data.max_length={max_length}")
+    return data, dataset["group"]
+
+
+def load_classifier(recipe: Recipe, base: str):
+    """The encoder with a fresh 3-way head (any head the base carries is replaced)."""
+    from transformers import AutoModelForSequenceClassification
+
+    model = AutoModelForSequenceClassification.from_pretrained(
+        base, revision=recipe.model.revision, num_labels=3, id2label=ID2LABEL,
+        label2id=LABEL2ID, ignore_mismatched_sizes=True, dtype=S.torch_dtype(recipe),
+        trust_remote_code=recipe.model.trust_remote_code)
+    if recipe.method == "lora":
+        from peft import LoraConfig, TaskType, get_peft_model
+
+        lo = recipe.lora
+        model = get_peft_model(model, LoraConfig(
+            task_type=TaskType.SEQ_CLS, r=lo.r, lora_alpha=lo.alpha, lora_dropout=lo.dropout,
+            target_modules=lo.target_modules, modules_to_save=lo.modules_to_save))
+    return model
+
+
+def metrics_fn(groups: list[str]):
+    """``compute_metrics`` for the Trainer: meta-evaluation of P(supported) on validation."""
+    import numpy as np
+
+    from citetrain.metrics.meta import meta_evaluate
+
+    def compute(pred: Any) -> dict[str, float]:
+        logits = pred.predictions[0] if isinstance(pred.predictions, tuple) else pred.predictions
+        logits = np.asarray(logits, dtype=np.float64)
+        probs = np.exp(logits - logits.max(-1, keepdims=True))
+        probs /= probs.sum(-1, keepdims=True)
+        labels = np.asarray(pred.label_ids).tolist()
+        res = meta_evaluate(probs[:, LABEL2ID["supported"]].tolist(), labels,
+                            groups[: len(labels)])
+        out = {k: float(v) for k, v in res.items() if isinstance(v, (int, float))}
+        out["roc_auc"] = out.get("roc_auc", out.get("roc_auc_mean", float("nan")))
+        out["accuracy"] = float((probs.argmax(-1) == np.asarray(labels)).mean())
+        return out
+
+    return compute
+
+
+def training_args(recipe: Recipe, has_eval: bool):
+    """``TrainingArguments`` from the recipe; the best checkpoint by ROC-AUC when evaluating."""
+    import torch
+    from transformers import TrainingArguments
+
+    t, e = recipe.train, recipe.eval
+    bf16 = (torch.cuda.is_available() and torch.cuda.is_bf16_supported() and not t.use_cpu
+            if t.bf16 == "auto" else bool(t.bf16))
+    evaluate = has_eval and e.enabled
+    kwargs: dict[str, Any] = dict(
+        output_dir=t.output_dir, max_steps=t.max_steps, num_train_epochs=t.epochs,
+        learning_rate=t.learning_rate, per_device_train_batch_size=t.batch_size,
+        per_device_eval_batch_size=e.batch_size, gradient_accumulation_steps=t.grad_accum,
+        lr_scheduler_type=t.scheduler, weight_decay=t.weight_decay, seed=t.seed,
+        data_seed=t.seed, logging_steps=t.logging_steps, save_strategy="steps",
+        save_steps=t.save_steps, save_total_limit=t.save_total_limit, bf16=bf16,
+        use_cpu=t.use_cpu, gradient_checkpointing=recipe.model.gradient_checkpointing,
+        eval_strategy="steps" if evaluate else "no", eval_steps=e.steps if evaluate else None,
+        report_to=recipe.logging.report_to, run_name=recipe.logging.run_name or recipe.name,
+        ddp_find_unused_parameters=False, disable_tqdm=False, label_names=["labels"])
+    if t.warmup_steps is not None:
+        kwargs["warmup_steps"] = t.warmup_steps
+    if t.warmup_ratio is not None:
+        kwargs["warmup_steps"] = t.warmup_ratio  # transformers 5: a float < 1 is a ratio
+    if evaluate:
+        best = e.best_metric or "roc_auc"
+        kwargs.update(load_best_model_at_end=True, metric_for_best_model=f"eval_{best}",
+                      greater_is_better=e.greater_is_better)
+    return TrainingArguments(**kwargs)
+
+
+def _replace_dir(tmp: Path, target: Path) -> None:
+    old = target.with_name(target.name + ".old")
+    if target.exists():
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(target, old)
+    os.replace(tmp, target)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def save_final(trainer: Any, tokenizer: Any, recipe: Recipe, final: Path, main: bool) -> None:
+    """The (merged) model and its tokenizer to ``final`` through ``final.tmp`` and a rename."""
+    tmp = final.with_name(final.name + ".tmp")
+    if main:
+        shutil.rmtree(tmp, ignore_errors=True)
+    trainer.accelerator.wait_for_everyone()
+    if recipe.method == "lora":
+        if main:
+            trainer.model.merge_and_unload().save_pretrained(str(tmp))
+    else:
+        trainer.save_model(str(tmp))
+    if main:
+        tokenizer.model_max_length = recipe.data.max_length
+        tokenizer.save_pretrained(str(tmp))
+        _replace_dir(tmp, final)
+
+
+def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, Any]:
+    """Run a ``kind: crossencoder`` recipe; returns the summary written to
+    ``<output_dir>/train_summary.json``."""
+    import datasets
+    import torch
+    from accelerate import PartialState
+    from transformers import AutoTokenizer, DataCollatorWithPadding, Trainer
+
+    from citetrain.train.pkgmodel import resolve_model_path
+    from citetrain.train.run import resume_point
+
+    start = time.time()
+    state = PartialState(cpu=recipe.train.use_cpu or not torch.cuda.is_available())
+    out = Path(recipe.train.output_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    with state.main_process_first():
+        data_path = ensure_pairs(recipe, state.is_main_process)
+    train_raw, eval_raw = S.load_splits(recipe, data_path)
+    base = resolve_model_path(recipe.model.name_or_path)
+    identity = S.run_identity(recipe, state.num_processes)
+    ckpt = resume_point(recipe, out, identity)
+    state.wait_for_everyone()
+    if state.is_main_process:
+        S.write_json(out / "citetrain_run.json", identity)
+    tokenizer = AutoTokenizer.from_pretrained(base, revision=recipe.model.revision,
+                                              trust_remote_code=recipe.model.trust_remote_code)
+    datasets.disable_progress_bars()
+    train_set, _ = tokenize(train_raw, tokenizer, recipe.data.max_length, "train")
+    if eval_raw is not None and len(eval_raw) > recipe.eval.subset:
+        eval_raw = eval_raw.shuffle(seed=recipe.train.seed).select(range(recipe.eval.subset))
+    eval_set, groups = (tokenize(eval_raw, tokenizer, recipe.data.max_length, "validation")
+                        if eval_raw is not None and recipe.eval.enabled else (None, []))
+    model = load_classifier(recipe, base)
+    trainer = Trainer(model=model, args=training_args(recipe, eval_set is not None),
+                      train_dataset=train_set, eval_dataset=eval_set, processing_class=tokenizer,
+                      data_collator=DataCollatorWithPadding(tokenizer),
+                      compute_metrics=metrics_fn(list(groups)) if eval_set is not None else None,
+                      callbacks=list(extra_callbacks))
+    result = trainer.train(resume_from_checkpoint=ckpt)
+    final = out / "final"
+    save_final(trainer, tokenizer, recipe, final, state.is_main_process)
+    summary: dict[str, Any] = {
+        "final": str(final), "base_model": base, "steps": trainer.state.global_step,
+        "train_loss": result.training_loss, "resumed_from": ckpt,
+        "losses": [h["loss"] for h in trainer.state.log_history if "loss" in h],
+        "evals": [h for h in trainer.state.log_history if "eval_loss" in h],
+        "best_checkpoint": trainer.state.best_model_checkpoint,
+        "best_metric": trainer.state.best_metric,
+        "score": "P(supported)", "train_pairs": len(train_set),
+        "validation_pairs": len(eval_set) if eval_set is not None else 0,
+        "parameters": sum(p.numel() for p in trainer.model.parameters()),
+        "seconds": round(time.time() - start, 1)}
+    if state.is_main_process:
+        from citetrain.train.card import write_model_card
+
+        summary["model_bytes"] = sum(f.stat().st_size for f in final.iterdir() if f.is_file())
+        write_model_card(final, recipe, data_path, summary, base)
+        S.write_json(out / "train_summary.json", summary)
+        if recipe.hub.push:
+            trainer.model.push_to_hub(recipe.hub.repo_id, private=recipe.hub.private)
+            tokenizer.push_to_hub(recipe.hub.repo_id, private=recipe.hub.private)
+    state.wait_for_everyone()
+    return summary

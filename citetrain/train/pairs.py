@@ -1,0 +1,112 @@
+"""Human-labelled files -> a (premise, hypothesis, label) ``DatasetDict`` for a cross-encoder.
+
+Rows come from :func:`citetrain.io.labelled.read_labelled` (labels 2 full / 1 partial / 0 no
+support); the train / validation split is by ``LabelledPair.group`` with
+:func:`citetrain.builders.sets.split_of`, so no claim lands on both sides (WiCE's oracle chunks of
+one claim stay together). A pair read from several files (ExpertQA's ``rand_*`` and ``domain_*``
+splits share one pool) is kept once, from the first file. Columns: ``premise``, ``hypothesis``, ``label`` (int), ``group``,
+``source`` (``"FORMAT:PATH"``). Saved atomically beside ``manifest.json`` (sources with their
+sha256, counts per split and label, seed, fraction).
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from citetrain.errors import CitetrainError
+
+COLUMNS = ("premise", "hypothesis", "label", "group", "source")
+LABEL_NAMES = {0: "not_supported", 1: "partially_supported", 2: "supported"}
+MANIFEST = "manifest.json"
+
+
+def parse_source(entry: str) -> tuple[str, str]:
+    """``"FORMAT:PATH"`` or ``"PATH"`` (format ``auto``) -> ``(format, path)``."""
+    from citetrain.io.labelled import LABELLED_CONVERTERS
+
+    fmt, sep, path = entry.partition(":")
+    if sep and fmt in LABELLED_CONVERTERS:
+        return fmt, path
+    return "auto", entry
+
+
+def _sha256(path: str) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def labelled_rows(sources: list[str], fraction: float, seed: int
+                  ) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
+    """Rows per split and a description of each source (format, pairs, skipped, sha256)."""
+    from citetrain.builders.sets import split_of
+    from citetrain.io.labelled import read_labelled
+
+    splits: dict[str, list[dict[str, Any]]] = {"train": [], "validation": []}
+    described = []
+    seen: set[tuple[str, str]] = set()  # (format, pair id): a pair read twice is kept once
+    for entry in sources:
+        fmt, path = parse_source(entry)
+        if not Path(path).is_file():
+            raise CitetrainError(f"data.labelled: {path} not found")
+        pairs = read_labelled(path, fmt)
+        name = f"{pairs.format}:{path}"
+        kept = 0
+        for p in pairs:
+            if (pairs.format, p.id) in seen:
+                continue
+            seen.add((pairs.format, p.id))
+            kept += 1
+            splits[split_of(p.group, fraction, seed)].append(
+                {"premise": p.premise, "hypothesis": p.hypothesis, "label": int(p.label),
+                 "group": p.group, "source": name})
+        described.append({"path": str(path), "format": pairs.format, "pairs": kept,
+                          "skipped": len(pairs.skipped),
+                          "duplicates": pairs.duplicates + len(pairs) - kept,
+                          "sha256": _sha256(path)})
+    return splits, described
+
+
+def counts(splits: dict[str, list[dict[str, Any]]]) -> dict[str, dict[str, int]]:
+    """``{split: {label name: n}}``."""
+    return {name: {LABEL_NAMES[k]: v for k, v in sorted(Counter(r["label"] for r in rows).items())}
+            for name, rows in splits.items()}
+
+
+def to_dataset_dict(splits: dict[str, list[dict[str, Any]]]):
+    """A ``datasets.DatasetDict`` with the :data:`COLUMNS` (empty splits left out)."""
+    import datasets
+
+    feats = datasets.Features({c: datasets.Value("int64" if c == "label" else "string")
+                               for c in COLUMNS})
+    return datasets.DatasetDict({
+        name: datasets.Dataset.from_dict({c: [r[c] for r in rows] for c in COLUMNS},
+                                         features=feats)
+        for name, rows in splits.items() if rows})
+
+
+def build_pairs(sources: list[str], target: str | Path, fraction: float = 0.3,
+                seed: int = 0) -> dict[str, Any]:
+    """Read ``sources``, split by group, save the DatasetDict to ``target`` and the manifest
+    beside it (``target/../manifest.json``); returns the manifest."""
+    from citetrain.builders.run import save_atomically
+    from citetrain.io.writers import atomic_write_text
+
+    if not sources:
+        raise CitetrainError("data.labelled: no labelled files given")
+    splits, described = labelled_rows(sources, fraction, seed)
+    if not splits["train"]:
+        raise CitetrainError(f"data.labelled: no training pairs (validation_fraction {fraction})")
+    target = Path(target)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    save_atomically(to_dataset_dict(splits), target)
+    manifest = {"sources": described, "validation_fraction": fraction, "split_seed": seed,
+                "split_by": "group", "counts": counts(splits),
+                "labels": {str(k): v for k, v in LABEL_NAMES.items()}}
+    atomic_write_text(target.parent / MANIFEST, json.dumps(manifest, indent=2) + "\n")
+    return manifest

@@ -1,0 +1,249 @@
+"""The cross-encoder judge (``kind: crossencoder``): pairs split by group, recipe rules, the
+``pkg:`` model resolver, training end to end on a tiny BERT, resuming, and learning a toy task."""
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import pytest
+
+from citetrain.config import ConfigError
+from citetrain.errors import CitetrainError
+from citetrain.train.recipe import load_recipe, validate_recipe
+
+WORDS = [f"w{i}" for i in range(12)]
+
+
+def toy_rows(n: int, seed: int = 0) -> list[dict]:
+    """AttributionBench rows: attributable iff the claim's word appears in the reference."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        premise = rng.sample(WORDS, 4)
+        word = rng.choice(premise) if i % 2 == 0 else rng.choice(
+            [w for w in WORDS if w not in premise])
+        rows.append({"id": f"ab{i}", "question": "q", "claim": f"it says {word}",
+                     "references": [" ".join(premise)], "src_dataset": "toy",
+                     "attribution_label": "attributable" if i % 2 == 0 else "not attributable"})
+    return rows
+
+
+def write_jsonl(path: Path, rows: list[dict]) -> Path:
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return path
+
+
+def wice_oracle_rows(n_claims: int) -> list[dict]:
+    """WiCE oracle-chunk rows: three chunks per claim, one group per claim."""
+    labels = ["supported", "partially_supported", "not_supported"]
+    return [{"label": labels[c % 3], "claim": f"claim {c} says w{c % 12}",
+             "evidence": [f"chunk {k} of w{(c + k) % 12} ."],
+             "meta": {"id": f"claim{c}", "chunk_idx": k}}
+            for c in range(n_claims) for k in range(3)]
+
+
+def build_tiny_bert(directory: Path, corpus: list[str]) -> Path:
+    """A random 2-layer BERT (hidden 32) and a WordPiece tokenizer trained on ``corpus``."""
+    import torch
+    from tokenizers import Tokenizer, models, normalizers, pre_tokenizers, processors, trainers
+    from transformers import BertConfig, BertForSequenceClassification, PreTrainedTokenizerFast
+
+    specials = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.train_from_iterator(corpus, trainers.WordPieceTrainer(vocab_size=300,
+                                                              special_tokens=specials))
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    tokenizer = PreTrainedTokenizerFast(tokenizer_object=tok, pad_token="[PAD]",
+                                        unk_token="[UNK]", cls_token="[CLS]", sep_token="[SEP]",
+                                        mask_token="[MASK]", model_max_length=128)
+    config = BertConfig(vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=4, intermediate_size=64, max_position_embeddings=128,
+                        pad_token_id=tokenizer.pad_token_id)
+    torch.manual_seed(0)
+    BertForSequenceClassification(config).save_pretrained(directory)
+    tokenizer.save_pretrained(directory)
+    return directory
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory) -> Path:
+    rows = toy_rows(40)
+    corpus = [" ".join(r["references"]) + " " + r["claim"] for r in rows]
+    corpus += ["claim chunk of says it"] * 3
+    return build_tiny_bert(tmp_path_factory.mktemp("bert") / "base", corpus)
+
+
+def recipe_data(base: Path, labelled: list[str], tmp: Path, **train) -> dict:
+    return {"name": "ce", "kind": "crossencoder", "method": "full",
+            "model": {"name_or_path": str(base)}, "lora": {"enabled": False},
+            "data": {"dataset": str(tmp / "pairs" / "dataset"), "labelled": labelled,
+                     "max_length": 48, "validation_fraction": 0.3},
+            "train": {"output_dir": str(tmp / "run"), "batch_size": 8, "logging_steps": 1,
+                      "learning_rate": 1e-3, "save_steps": 2, "use_cpu": True,
+                      "max_steps": 4, **train},
+            "eval": {"steps": 2, "subset": 200, "batch_size": 32}}
+
+
+# --- pairs -------------------------------------------------------------------------------------
+
+def test_pairs_split_by_group_with_manifest(tmp_path):
+    from datasets import load_from_disk
+
+    from citetrain.train.pairs import build_pairs
+
+    wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(30))
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(40))
+    man = build_pairs([f"wice_oracle:{wice}", str(ab), str(ab)], tmp_path / "out" / "dataset",
+                      0.3, seed=1)
+    dd = load_from_disk(str(tmp_path / "out" / "dataset"))
+    assert set(dd) == {"train", "validation"}
+    assert dd["train"].column_names == ["premise", "hypothesis", "label", "group", "source"]
+    assert not set(dd["train"]["group"]) & set(dd["validation"]["group"])
+    assert len(dd["train"]) + len(dd["validation"]) == 90 + 40  # the repeated file adds nothing
+    assert set(dd["train"]["label"]) <= {0, 1, 2}
+    assert {s.split(":")[0] for s in dd["train"]["source"]} == {"wice_oracle", "attributionbench"}
+    chunks = [g for g in dd["train"]["group"] if g.startswith("claim")]
+    assert all(chunks.count(g) == 3 for g in chunks)  # a claim's chunks stay together
+    assert man["sources"][2]["pairs"] == 0 and man["sources"][2]["duplicates"] == 40
+    assert len(man["sources"][0]["sha256"]) == 64 and man["split_seed"] == 1
+    total = sum(sum(c.values()) for c in man["counts"].values())
+    assert total == 130 and man["counts"]["train"]["supported"] > 0
+    assert json.loads((tmp_path / "out" / "manifest.json").read_text()) == man
+    assert not list((tmp_path / "out").glob("*.tmp"))
+
+
+def test_pairs_missing_file_is_a_clear_error(tmp_path):
+    from citetrain.train.pairs import build_pairs
+
+    with pytest.raises(CitetrainError, match="data.labelled: .*nope.jsonl not found"):
+        build_pairs([str(tmp_path / "nope.jsonl")], tmp_path / "d")
+
+
+# --- recipe rules ------------------------------------------------------------------------------
+
+def _errors(data: dict) -> list[str]:
+    with pytest.raises(ConfigError) as e:
+        validate_recipe(data, "r.yaml")
+    return e.value.errors
+
+
+def test_crossencoder_recipe_rules(tmp_path):
+    ok = recipe_data(tmp_path / "base", ["x.jsonl"], tmp_path)
+    validate_recipe(ok)
+    no_data = {**ok, "data": {**ok["data"], "labelled": None}}
+    assert any("needs data.labelled" in e for e in _errors(no_data))
+    qlora = {**ok, "method": "qlora", "quantization": {"load_in_4bit": True}, "lora": {}}
+    assert any("method full or lora, not qlora" in e for e in _errors(qlora))
+    tiny = {**ok, "model": {"tiny": {}}}
+    assert any("needs model.name_or_path" in e for e in _errors(tiny))
+    steps = {**ok, "train": {**ok["train"], "save_steps": 3}}
+    assert any("must be a multiple of eval.steps (2)" in e for e in _errors(steps))
+    other = {"name": "t", "kind": "refiner", "model": {"tiny": {}},
+             "data": {"dataset": "d", "labelled": ["x.jsonl"]}, "train": {"output_dir": "o"}}
+    assert any("data.labelled is for kind crossencoder" in e for e in _errors(other))
+    both = {**no_data, "method": "qlora", "quantization": {"load_in_4bit": True}, "lora": {}}
+    assert len(_errors(both)) >= 2  # every broken rule at once
+
+
+def test_existing_pairs_dataset_is_enough(tmp_path):
+    from citetrain.train.pairs import build_pairs
+
+    build_pairs([str(write_jsonl(tmp_path / "ab.jsonl", toy_rows(20)))], tmp_path / "pairs" / "dataset")
+    data = recipe_data(tmp_path / "base", [], tmp_path)
+    data["data"]["labelled"] = None
+    validate_recipe(data)
+
+
+def test_labelled_paths_resolve_from_the_recipe_folder(tmp_path, monkeypatch):
+    import yaml
+
+    (tmp_path / "recipes").mkdir()
+    write_jsonl(tmp_path / "ab.jsonl", toy_rows(4))
+    data = recipe_data(tmp_path / "base", ["attributionbench:ab.jsonl", "ab.jsonl"], tmp_path)
+    path = tmp_path / "recipes" / "r.yaml"
+    path.write_text(yaml.safe_dump(data))
+    monkeypatch.chdir(tmp_path / "recipes")
+    r = load_recipe(path)
+    assert r.data.labelled == [f"attributionbench:{tmp_path / 'ab.jsonl'}", str(tmp_path / "ab.jsonl")]
+
+
+# --- pkg: model resolver -----------------------------------------------------------------------
+
+def test_pkg_resolver_finds_the_model_folder(tmp_path, monkeypatch):
+    from citetrain.train.pkgmodel import resolve_model_path
+
+    pkg = tmp_path / "fake_model_pkg"
+    (pkg / "model").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("raise RuntimeError('never imported')\n")
+    (pkg / "model" / "config.json").write_text("{}")
+    (pkg / "model" / "model.safetensors").write_bytes(b"")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    assert resolve_model_path("pkg:fake_model_pkg") == str(pkg / "model")
+    assert resolve_model_path("pkg:fake_model_pkg/model") == str(pkg / "model")
+    assert resolve_model_path("org/model") == "org/model"
+    with pytest.raises(CitetrainError, match="holds no config.json"):
+        resolve_model_path("pkg:fake_model_pkg/other")
+    with pytest.raises(CitetrainError, match="'no_such_pkg_xyz' is not installed .*pip install "
+                                             "no-such-pkg-xyz"):
+        resolve_model_path("pkg:no_such_pkg_xyz")
+
+
+# --- training ----------------------------------------------------------------------------------
+
+def test_training_writes_a_model_the_classifier_backend_loads(tiny_bert, tmp_path):
+    from citetrain.nli.registry import make_engine
+    from citetrain.train.run import train
+
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(40))
+    wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(10))
+    data = recipe_data(tiny_bert, [f"attributionbench:{ab}", f"wice_oracle:{wice}"], tmp_path)
+    summary = train(validate_recipe(data))
+    final = Path(summary["final"])
+    assert summary["steps"] == 4 and len(summary["evals"]) == 2
+    assert all("eval_roc_auc" in h and "eval_spearman" in h for h in summary["evals"])
+    assert summary["best_checkpoint"] and summary["score"] == "P(supported)"
+    cfg = json.loads((final / "config.json").read_text())
+    assert cfg["id2label"] == {"0": "not_supported", "1": "partially_supported", "2": "supported"}
+    assert json.loads((final / "tokenizer_config.json").read_text())["model_max_length"] == 48
+    assert (tmp_path / "run" / "train_summary.json").is_file()
+    assert not (tmp_path / "run" / "final.tmp").exists()
+    engine = make_engine(f"classifier:{final}", cache=False, progress=False, device="cpu")
+    scores = engine.score([("w1 w2 w3", "it says w2"), ("w1 w2 w3", "it says w9")])
+    assert len(scores) == 2 and all(0.0 <= s <= 1.0 for s in scores)
+    assert engine.backend.three_way
+
+    again = train(validate_recipe({**data, "train": {**data["train"], "max_steps": 6}}))
+    assert again["resumed_from"] and again["resumed_from"].endswith("checkpoint-4")
+    assert again["steps"] == 6
+
+
+def test_lora_training_saves_a_merged_model(tiny_bert, tmp_path):
+    from transformers import AutoModelForSequenceClassification
+
+    from citetrain.train.run import train
+
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(24))
+    data = recipe_data(tiny_bert, [str(ab)], tmp_path, max_steps=2)
+    data.update(method="lora", lora={"r": 4, "alpha": 8, "target_modules": ["query", "value"]})
+    summary = train(validate_recipe(data))
+    model = AutoModelForSequenceClassification.from_pretrained(summary["final"])
+    assert not any("lora" in n for n, _ in model.named_parameters())
+    assert model.config.id2label[2] == "supported"
+
+
+def test_learns_a_toy_support_task(tiny_bert, tmp_path):
+    """Label = the claim's word appears in the reference: well above chance after ~15 s."""
+    from citetrain.train.run import train
+
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(600, seed=3))
+    data = recipe_data(tiny_bert, [str(ab)], tmp_path, max_steps=150, batch_size=16,
+                       learning_rate=3e-3, save_steps=150, warmup_steps=10)
+    data["eval"] = {"steps": 150, "subset": 400, "batch_size": 64}
+    summary = train(validate_recipe(data))
+    assert summary["evals"][-1]["eval_roc_auc"] > 0.8, summary["evals"]
