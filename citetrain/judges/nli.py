@@ -1,0 +1,45 @@
+"""The NLI judge: any NLI engine — a fine-tuned cross-encoder (``classifier:PATH``), an MNLI
+classifier, TRUE, or the lexical baseline — turned into CiteEval ratings by the builders' rules.
+
+Per statement: its context (query / response / retrieval / model), the minimal supporting subsets
+of the record's passages, the silver edits (:func:`~citetrain.builders.labels.silver_edits`) and
+their EDITDIST rating; per response the Full and Cited means. It is exactly the ``citeeval``
+metric with this engine (:func:`~citetrain.metrics.citeeval.citeeval`), so a judge's numbers and
+the metric's are one computation.
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from citetrain.judges.base import JudgeResult, timed
+from citetrain.metrics.citeeval import Scenario, citeeval
+from citetrain.metrics.editdist import PUBLISHED_WEIGHTS, Weights
+from citetrain.nli.base import Pair
+from citetrain.nli.engine import NLIEngine
+from citetrain.records import Record
+
+
+class NLIJudge:
+    """``NLIJudge(engine, scenario="both", weights=PUBLISHED_WEIGHTS, max_subset_size=3)``."""
+
+    def __init__(self, engine: NLIEngine, *, scenario: Scenario = "both",
+                 weights: Weights = PUBLISHED_WEIGHTS, max_subset_size: int = 3) -> None:
+        self.engine = engine
+        self.scenario = scenario
+        self.weights = weights
+        self.max_subset_size = max_subset_size
+        self.name = f"nli:{engine.name}"
+
+    def __repr__(self) -> str:
+        return f"NLIJudge({self.engine.name!r})"
+
+    def score(self, records: Sequence[Record], *, progress: bool = True) -> JudgeResult:
+        """CiteEval ratings of every statement (the engine's own progress bar shows the calls)."""
+        self.engine.progress = progress
+        return timed(self.name, lambda: citeeval(
+            records, self.engine, scenario=self.scenario, weights=self.weights,
+            max_subset_size=self.max_subset_size))
+
+    def support(self, pairs: Sequence[Pair]) -> list[float]:
+        """P(support) of each (premise, hypothesis): the engine's own score."""
+        return self.engine.score(pairs)
