@@ -3,7 +3,8 @@
 Names: ``lexical`` (or ``lexical:0.6`` for another threshold); ``seq2seq:PATH_OR_HUB_ID`` (TRUE-style
 T5; ``true`` is ``seq2seq:google/t5_xxl_true_nli_mixture``); ``classifier:PATH_OR_HUB_ID`` (MNLI-style);
 ``llm:MODEL`` (OpenAI-compatible endpoint from ``--nli-url`` / ``OPENAI_BASE_URL``, key from
-``OPENAI_API_KEY``).
+``OPENAI_API_KEY``); ``judge:JUDGE`` (any judge name of :mod:`citetrain.judges.registry`, e.g.
+``judge:generative:PATH``: the judge's rating of the hypothesis citing the premise).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from citetrain.nli.cache import NLICache
 from citetrain.nli.engine import NLIEngine
 
 ALIASES = {"true": "seq2seq:google/t5_xxl_true_nli_mixture"}
-KINDS = ("lexical", "seq2seq", "classifier", "llm")
+KINDS = ("lexical", "seq2seq", "classifier", "llm", "judge")
 
 
 def make_backend(name: str, **options: Any):
@@ -25,7 +26,7 @@ def make_backend(name: str, **options: Any):
         from citetrain.nli.lexical import LexicalNLI
 
         return LexicalNLI(threshold=float(arg) if arg else options.get("threshold", 0.7))
-    if kind in ("seq2seq", "classifier", "llm") and not arg:
+    if kind in ("seq2seq", "classifier", "llm", "judge") and not arg:
         raise CitetrainError(f"NLI '{name}': give a model after the colon, e.g. {kind}:PATH")
     if kind == "seq2seq":
         from citetrain.nli.seq2seq import Seq2SeqNLI
@@ -35,6 +36,11 @@ def make_backend(name: str, **options: Any):
         from citetrain.nli.classifier import ClassifierNLI
 
         return ClassifierNLI(arg, **options)
+    if kind == "judge":
+        from citetrain.judges.registry import make_judge
+        from citetrain.nli.judge import JudgeNLI
+
+        return JudgeNLI(make_judge(arg, progress=False, **options))
     if kind == "llm":
         from citetrain.nli.llm import LLMNLI
 

@@ -87,3 +87,13 @@ def test_tiny_generative_judge_end_to_end(judge_data, tmp_path):
     assert res.result.info["unparsed"] == sum(r["rating"] is None for r in rows)
     assert set(res.result.scores) == {"citeeval_full", "citeeval_cited"}
     assert res.throughput > 0
+
+
+def test_a_judge_as_an_nli_backend():
+    from citetrain.nli.judge import JudgeNLI
+
+    backend = JudgeNLI(Scripted([_block(1, 5), _block(1, 2), "nothing readable"]))
+    got = backend.predict([("Alpha.", "Alpha holds."), ("Beta.", "Alpha holds."), ("x", "y")])
+    assert [r.prob for r in got] == [1.0, 0.25, 0.0]  # unreadable -> no support
+    assert [r.label for r in got] == [True, False, False]
+    assert "Alpha holds [1]" in backend.judge.prompts[0]
