@@ -96,4 +96,4 @@ def test_a_judge_as_an_nli_backend():
     got = backend.predict([("Alpha.", "Alpha holds."), ("Beta.", "Alpha holds."), ("x", "y")])
     assert [r.prob for r in got] == [1.0, 0.25, 0.0]  # unreadable -> no support
     assert [r.label for r in got] == [True, False, False]
-    assert "Alpha holds [1]" in backend.judge.prompts[0]
+    assert '<citation sentence_id="1", sentence="Alpha holds."> 1 </citation>' in backend.judge.prompts[0]
