@@ -109,3 +109,12 @@ def test_bad_recipe_is_one_line_and_exit_2(tmp_path, capsys):
     assert main([str(bad)]) == 2
     err = capsys.readouterr().err
     assert "did you mean 'train'" in err and "Traceback" not in err
+
+
+def test_in_loop_scoring_through_a_judge(tiny_data, tmp_path):
+    """eval.nli takes any NLI name, a judge included (judge:NAME, classifier:PATH)."""
+    out = tmp_path / "run"
+    summary = train(load_recipe(TINY, tiny_overrides(tiny_data, out, **{
+        "train.max_steps": 3, "eval.nli": "judge:nli:lexical", "eval.metrics": "[alce]"})))
+    assert [h["step"] for h in summary["in_loop"]] == [3]
+    assert 0 <= summary["in_loop"][0]["citation_f1"] <= 100
