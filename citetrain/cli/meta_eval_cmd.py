@@ -19,8 +19,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                    "compared side by side (default lexical)")
     p.add_argument("--limit", type=int, help="use only the first N labelled pairs")
     p.add_argument("--split", choices=["train", "validation"],
-                   help="keep only the pairs whose group falls in this split, by the rule a "
-                   "crossencoder recipe splits its data.labelled with (group hash)")
+                   help="keep only the pairs that fall in this split by the rule a crossencoder "
+                   "recipe splits its data.labelled with (hash of the claim)")
     p.add_argument("--split-fraction", type=float, default=0.3, metavar="F",
                    help="with --split: the recipe's data.validation_fraction (default 0.3)")
     p.add_argument("--split-seed", type=int, default=0, metavar="S",
@@ -46,12 +46,12 @@ def run(args: argparse.Namespace) -> int:
     source = args.labelled[0] if len(args.labelled) == 1 else args.labelled
     pairs = read_labelled(source, args.format, skip_invalid=args.skip_invalid)
     if args.split:
-        from citetrain.builders.sets import split_of
+        from citetrain.train.pairs import split_pairs
 
         if not 0 < args.split_fraction < 1:
-            raise CitetrainError(f"--split-fraction must be between 0 and 1, not {args.split_fraction}")
-        pairs = [p for p in pairs
-                 if split_of(p.group, args.split_fraction, args.split_seed) == args.split]
+            raise CitetrainError(
+                f"--split-fraction must be between 0 and 1, not {args.split_fraction}")
+        pairs = split_pairs(pairs, args.split_fraction, args.split_seed, args.split)
         if not pairs:
             raise CitetrainError(f"no labelled pair falls in the {args.split} split")
     if args.limit:

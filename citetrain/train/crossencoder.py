@@ -10,7 +10,9 @@ the ``classifier:`` NLI backend returns for this model, so in-loop figures and `
 meta-eval`` agree — and the best checkpoint is kept by ``roc_auc`` (binary ROC-AUC, or the mean of
 the one-vs-one ROC-AUCs when the validation set has partial labels) unless ``eval.best_metric``
 names another measure; in-loop evaluation reads ``eval.subset`` validation pairs (a seeded
-sample; ``citetrain meta-eval --split validation`` measures the whole split). ``<output_dir>/final`` holds the model and a tokenizer whose
+sample; ``citetrain meta-eval --split validation`` measures the whole split).
+
+``<output_dir>/final`` holds the model and a tokenizer whose
 ``model_max_length`` is ``data.max_length``, so the NLI backend reads pairs at the trained length.
 """
 from __future__ import annotations
@@ -40,7 +42,8 @@ def _manifest_matches(recipe: Recipe, path: Path) -> bool:
         return False
     old = json.loads(man.read_text())
     d = recipe.data
-    if old.get("validation_fraction") != d.validation_fraction or old.get("split_seed") != d.split_seed:
+    if (old.get("validation_fraction"), old.get("split_seed"), old.get("split_by")) != (
+            d.validation_fraction, d.split_seed, "statement"):
         return False
     want = [parse_source(e)[1] for e in d.labelled or []]
     have = old.get("sources", [])

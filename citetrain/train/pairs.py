@@ -1,10 +1,16 @@
 """Human-labelled files -> a (premise, hypothesis, label) ``DatasetDict`` for a cross-encoder.
 
 Rows come from :func:`citetrain.io.labelled.read_labelled` (labels 2 full / 1 partial / 0 no
-support); the train / validation split is by ``LabelledPair.group`` with
-:func:`citetrain.builders.sets.split_of`, so no claim lands on both sides (WiCE's oracle chunks of
-one claim stay together). A pair read from several files (ExpertQA's ``rand_*`` and ``domain_*``
-splits share one pool) is kept once, from the first file. Columns: ``premise``, ``hypothesis``, ``label`` (int), ``group``,
+support); the train / validation split hashes :func:`split_key` with
+:func:`citetrain.builders.sets.split_of`, so no claim lands on both sides. The key is the claim
+(the statement, case and spaces normalised) rather than the bare ``group`` id: the pairs of one
+group share their statement, so a group stays whole (WiCE's oracle chunks of one claim), and so
+does a claim that recurs under other ids — AttributionBench repeats claims with other references
+and takes some from ExpertQA; split by id, about a third of its validation claims were also
+training claims. A pair read from several files (ExpertQA's ``rand_*`` and ``domain_*``
+splits share one pool) is kept once, from the first file.
+
+Columns: ``premise``, ``hypothesis``, ``label`` (int), ``group``,
 ``source`` (``"FORMAT:PATH"``). Saved atomically beside ``manifest.json`` (sources with their
 sha256, counts per split and label, seed, fraction).
 """
@@ -31,6 +37,18 @@ def parse_source(entry: str) -> tuple[str, str]:
     if sep and fmt in LABELLED_CONVERTERS:
         return fmt, path
     return "auto", entry
+
+
+def split_key(pair: Any) -> str:
+    """What the split hashes: the pair's statement, lower-cased, spaces collapsed."""
+    return " ".join(pair.hypothesis.lower().split())
+
+
+def split_pairs(pairs: Any, fraction: float, seed: int, split: str) -> list[Any]:
+    """The labelled pairs that fall in ``split`` (``"train"`` / ``"validation"``)."""
+    from citetrain.builders.sets import split_of
+
+    return [p for p in pairs if split_of(split_key(p), fraction, seed) == split]
 
 
 def _sha256(path: str) -> str:
@@ -62,7 +80,7 @@ def labelled_rows(sources: list[str], fraction: float, seed: int
                 continue
             seen.add((pairs.format, p.id))
             kept += 1
-            splits[split_of(p.group, fraction, seed)].append(
+            splits[split_of(split_key(p), fraction, seed)].append(
                 {"premise": p.premise, "hypothesis": p.hypothesis, "label": int(p.label),
                  "group": p.group, "source": name})
         described.append({"path": str(path), "format": pairs.format, "pairs": kept,
@@ -106,7 +124,7 @@ def build_pairs(sources: list[str], target: str | Path, fraction: float = 0.3,
     target.parent.mkdir(parents=True, exist_ok=True)
     save_atomically(to_dataset_dict(splits), target)
     manifest = {"sources": described, "validation_fraction": fraction, "split_seed": seed,
-                "split_by": "group", "counts": counts(splits),
+                "split_by": "statement", "counts": counts(splits),
                 "labels": {str(k): v for k, v in LABEL_NAMES.items()}}
     atomic_write_text(target.parent / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return manifest

@@ -105,6 +105,7 @@ def test_pairs_split_by_group_with_manifest(tmp_path):
     assert set(dd) == {"train", "validation"}
     assert dd["train"].column_names == ["premise", "hypothesis", "label", "group", "source"]
     assert not set(dd["train"]["group"]) & set(dd["validation"]["group"])
+    assert not set(dd["train"]["hypothesis"]) & set(dd["validation"]["hypothesis"])
     assert len(dd["train"]) + len(dd["validation"]) == 90 + 40  # the repeated file adds nothing
     assert set(dd["train"]["label"]) <= {0, 1, 2}
     assert {s.split(":")[0] for s in dd["train"]["source"]} == {"wice_oracle", "attributionbench"}
@@ -237,13 +238,29 @@ def test_lora_training_saves_a_merged_model(tiny_bert, tmp_path):
     assert model.config.id2label[2] == "supported"
 
 
+def cue_rows(n: int, seed: int = 0) -> list[dict]:
+    """AttributionBench rows a tiny model can learn in seconds: a supporting reference holds the
+    claim's word among words of one set, a non-supporting one only words of another set."""
+    rng = random.Random(seed)
+    rows = []
+    for i in range(n):
+        word = rng.choice(WORDS[:6])
+        good = i % 2 == 0
+        ref = [word, *rng.sample(WORDS[:6], 2)] if good else rng.sample(WORDS[6:], 3)
+        rng.shuffle(ref)
+        rows.append({"id": f"cue{i}", "question": "q", "claim": f"it says {word}",
+                     "references": [" ".join(ref)], "src_dataset": "toy",
+                     "attribution_label": "attributable" if good else "not attributable"})
+    return rows
+
+
 def test_learns_a_toy_support_task(tiny_bert, tmp_path):
-    """Label = the claim's word appears in the reference: well above chance after ~15 s."""
+    """Well above chance on held-out claims after a few seconds of CPU training."""
     from citetrain.train.run import train
 
-    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(600, seed=3))
-    data = recipe_data(tiny_bert, [str(ab)], tmp_path, max_steps=150, batch_size=16,
-                       learning_rate=3e-3, save_steps=150, warmup_steps=10)
-    data["eval"] = {"steps": 150, "subset": 400, "batch_size": 64}
+    ab = write_jsonl(tmp_path / "ab.jsonl", cue_rows(300, seed=3))
+    data = recipe_data(tiny_bert, [str(ab)], tmp_path, max_steps=60, batch_size=16,
+                       learning_rate=3e-3, save_steps=60, warmup_steps=5)
+    data["eval"] = {"steps": 60, "subset": 200, "batch_size": 64}
     summary = train(validate_recipe(data))
-    assert summary["evals"][-1]["eval_roc_auc"] > 0.8, summary["evals"]
+    assert summary["evals"][-1]["eval_roc_auc"] > 0.9, summary["evals"]
