@@ -12,7 +12,10 @@ Support-level names count too (citetrain's cross-encoder judge, ``kind: crossenc
 ``supported`` is entailment, ``partially_supported`` the neutral (partial) role and
 ``not_supported`` the contradiction (no support) role, so such a model is three-way.
 
-Long pairs are truncated to ``max_length`` tokens from the longer side (the premise, in practice).
+A premise too long for ``max_length`` is read in overlapping windows (a quarter of the room
+overlaps) and the pair takes the window with the highest P(entailment), as WiCE and SummaC do
+for long evidence: a cited web page is judged on its best passage, not on its first 500 tokens.
+``windows=False`` cuts the premise instead (the TRUE / ALCE convention).
 """
 from __future__ import annotations
 
@@ -69,6 +72,31 @@ class ClassifierNLI(HFBackend):
     auto_class = "AutoModelForSequenceClassification"
     default_max_length = DEFAULT_MAX_LENGTH
 
+    def __init__(self, model: str, *, windows: bool = True, **options: Any) -> None:
+        self.windows = bool(windows)
+        super().__init__(model, **options)
+        if self.windows:
+            self.revision += "+win"
+
+    def truncates(self, pairs: Sequence[Pair]) -> list[bool]:
+        """Nothing is cut when premises are read in windows."""
+        return [False] * len(pairs) if self.windows else super().truncates(pairs)
+
+    def _encode(self, pairs: Sequence[Pair]):
+        """Token rows and, per row, the pair it belongs to (several rows per long premise)."""
+        premises, hyps = [p for p, _ in pairs], [h for _, h in pairs]
+        if self.windows:
+            longest_h = max(len(ids) for ids in self.tokenizer(hyps, add_special_tokens=False)["input_ids"])
+            room = self.max_length - longest_h - 4
+            if room >= 16:
+                enc = self.tokenizer(premises, hyps, padding=True, truncation="only_first",
+                                     max_length=self.max_length, stride=room // 4,
+                                     return_overflowing_tokens=True, return_tensors="pt")
+                return enc, enc.pop("overflow_to_sample_mapping").tolist()
+        enc = self.tokenizer(premises, hyps, padding=True, truncation="longest_first",
+                             max_length=self.max_length, return_tensors="pt")
+        return enc, list(range(len(pairs)))
+
     def _setup(self, model: str) -> None:
         try:
             self.labels = label_indices(self.model.config.id2label)
@@ -84,15 +112,21 @@ class ClassifierNLI(HFBackend):
 
         if not pairs:
             return []
-        enc = self.tokenizer(
-            [p for p, _ in pairs], [h for _, h in pairs], padding=True, truncation="longest_first",
-            max_length=self.max_length, return_tensors="pt",
-        )
-        enc = {k: v.to(self.device) for k, v in enc.items()}
+        enc, owner = self._encode(pairs)
+        enc = {k: v for k, v in enc.items()}
+        rows = []
         with torch.inference_mode():
-            probs = torch.softmax(self.model(**enc).logits.float(), dim=-1).cpu()
-        top = probs.argmax(dim=-1).tolist()
+            for i in range(0, len(owner), self.batch_size):
+                part = {k: v[i:i + self.batch_size].to(self.device) for k, v in enc.items()}
+                rows.append(torch.softmax(self.model(**part).logits.float(), dim=-1).cpu())
+        all_probs = torch.cat(rows)
         e = self.labels["entailment"]
+        best_row: dict[int, int] = {}
+        for r, k in enumerate(owner):  # each pair: its window with the highest P(entailment)
+            if k not in best_row or all_probs[r, e] > all_probs[best_row[k], e]:
+                best_row[k] = r
+        probs = all_probs[[best_row[k] for k in range(len(pairs))]]
+        top = probs.argmax(dim=-1).tolist()
         out = []
         for row, best in zip(probs.tolist(), top):
             prob = row[e]

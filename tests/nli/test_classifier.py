@@ -43,7 +43,7 @@ def test_three_way_probabilities_follow_label_names(models):
     nli = ClassifierNLI(str(models["three"]), device="cpu")
     assert isinstance(nli, NLIBackend) and nli.three_way and nli.labels == {
         "contradiction": 0, "entailment": 1, "neutral": 2}
-    assert nli.revision == fingerprint(models["three"]) and nli.model_id == "three"
+    assert nli.revision == fingerprint(models["three"]) + "+win" and nli.model_id == "three"
     for res, row in zip(nli.predict(PAIRS), _softmax_rows(nli, PAIRS)):
         # id 1 is ENTAILMENT, 2 Neutral, 0 contradiction
         assert res.prob == pytest.approx(row[1], abs=1e-5)
@@ -71,8 +71,23 @@ def test_batched_equals_one_at_a_time(models):
 def test_threshold_and_max_length_tag_the_revision(models):
     nli = ClassifierNLI(str(models["three"]), device="cpu", threshold=0.0, max_length=16)
     assert all(r.label for r in nli.predict(PAIRS))
-    assert nli.revision == fingerprint(models["three"]) + "+len16+t0"
-    assert len(nli.predict([("word " * 200, "cat")])) == 1  # truncated, no error
+    assert nli.revision == fingerprint(models["three"]) + "+len16+t0+win"
+    assert len(nli.predict([("word " * 200, "cat")])) == 1  # read in windows, one answer
+
+
+def test_long_premises_are_read_in_windows_and_take_the_best(models):
+    """The first window is what truncation would read; the pair takes the best window."""
+    long = ("the dog sat on a mat " * 12) + "a cat is on the mat"
+    pairs = [(long, "a cat is on the mat"), ("the dog sat", "the dog sat")]
+    win = ClassifierNLI(str(models["three"]), device="cpu", max_length=40)
+    cut = ClassifierNLI(str(models["three"]), device="cpu", max_length=40, windows=False)
+    enc, owner = win._encode(pairs)
+    assert owner.count(0) > 1 and owner.count(1) == 1
+    assert cut.truncates(pairs)[0] and not any(win.truncates(pairs))
+    w, c = win.predict(pairs), cut.predict(pairs)
+    assert w[0].prob >= c[0].prob - 1e-6
+    assert w[1].prob == pytest.approx(c[1].prob, abs=1e-5)  # short pair: one window, same answer
+    assert cut.revision == fingerprint(models["three"]) + "+len40"
 
 
 def test_no_entailment_label_is_a_clear_error(models):
