@@ -165,6 +165,12 @@ def save_atomically(dd: Any, target: Path) -> None:
     shutil.rmtree(tmp, ignore_errors=True)
     datasets.disable_progress_bars()
     dd.save_to_disk(str(tmp))
+    replace_dir(tmp, target)
+
+
+def replace_dir(tmp: Path, target: Path) -> None:
+    """Put the finished folder ``tmp`` in place of ``target`` (the old one moved aside first,
+    removed last: a crash leaves either the old or the new folder, never a half-written one)."""
     old = target.with_name(target.name + ".old")
     if target.exists():
         shutil.rmtree(old, ignore_errors=True)

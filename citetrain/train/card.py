@@ -27,3 +27,16 @@ def write_model_card(folder: str | Path, recipe: Recipe, data_path: Path, summar
             + "```\n\n## Training data manifest\n\n```json\n"
             + (json.dumps(manifest, indent=2) if manifest else "null") + "\n```\n")
     return atomic_write_text(Path(folder) / "README.md", text)
+
+
+def publish(final: Path, recipe: Any, data_path: Any, summary: dict[str, Any], base: Any,
+            trainer: Any, tokenizer: Any, out: Path) -> None:
+    """The end of every run on the main process: model card, ``train_summary.json`` and, when the
+    recipe asks, the push to the hub."""
+    from citetrain.train.setup import write_json
+
+    write_model_card(final, recipe, data_path, summary, base)
+    write_json(out / "train_summary.json", summary)
+    if recipe.hub.push:
+        trainer.model.push_to_hub(recipe.hub.repo_id, private=recipe.hub.private)
+        tokenizer.push_to_hub(recipe.hub.repo_id, private=recipe.hub.private)

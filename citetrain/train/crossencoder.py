@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from citetrain.errors import CitetrainError
+from citetrain.builders.run import replace_dir
 from citetrain.train import setup as S
 from citetrain.train.pairs import LABEL_NAMES, MANIFEST, build_pairs, parse_source
 from citetrain.train.recipe import Recipe
@@ -129,42 +130,16 @@ def metrics_fn(groups: list[str]):
 
 def training_args(recipe: Recipe, has_eval: bool):
     """``TrainingArguments`` from the recipe; the best checkpoint by ROC-AUC when evaluating."""
-    import torch
     from transformers import TrainingArguments
 
-    t, e = recipe.train, recipe.eval
-    bf16 = (torch.cuda.is_available() and torch.cuda.is_bf16_supported() and not t.use_cpu
-            if t.bf16 == "auto" else bool(t.bf16))
-    evaluate = has_eval and e.enabled
-    kwargs: dict[str, Any] = dict(
-        output_dir=t.output_dir, max_steps=t.max_steps, num_train_epochs=t.epochs,
-        learning_rate=t.learning_rate, per_device_train_batch_size=t.batch_size,
-        per_device_eval_batch_size=e.batch_size, gradient_accumulation_steps=t.grad_accum,
-        lr_scheduler_type=t.scheduler, weight_decay=t.weight_decay, seed=t.seed,
-        data_seed=t.seed, logging_steps=t.logging_steps, save_strategy="steps",
-        save_steps=t.save_steps, save_total_limit=t.save_total_limit, bf16=bf16,
-        use_cpu=t.use_cpu, gradient_checkpointing=recipe.model.gradient_checkpointing,
-        eval_strategy="steps" if evaluate else "no", eval_steps=e.steps if evaluate else None,
-        report_to=recipe.logging.report_to, run_name=recipe.logging.run_name or recipe.name,
-        ddp_find_unused_parameters=False, disable_tqdm=False, label_names=["labels"])
-    if t.warmup_steps is not None:
-        kwargs["warmup_steps"] = t.warmup_steps
-    if t.warmup_ratio is not None:
-        kwargs["warmup_steps"] = t.warmup_ratio  # transformers 5: a float < 1 is a ratio
-    if evaluate:
+    e = recipe.eval
+    kwargs = S.trainer_kwargs(recipe, has_eval, eval_batch_size=e.batch_size)
+    kwargs["label_names"] = ["labels"]
+    if has_eval and e.enabled:
         best = e.best_metric or "roc_auc"
         kwargs.update(load_best_model_at_end=True, metric_for_best_model=f"eval_{best}",
                       greater_is_better=e.greater_is_better)
     return TrainingArguments(**kwargs)
-
-
-def _replace_dir(tmp: Path, target: Path) -> None:
-    old = target.with_name(target.name + ".old")
-    if target.exists():
-        shutil.rmtree(old, ignore_errors=True)
-        os.replace(target, old)
-    os.replace(tmp, target)
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def save_final(trainer: Any, tokenizer: Any, recipe: Recipe, final: Path, main: bool) -> None:
@@ -181,7 +156,7 @@ def save_final(trainer: Any, tokenizer: Any, recipe: Recipe, final: Path, main: 
     if main:
         tokenizer.model_max_length = recipe.data.max_length
         tokenizer.save_pretrained(str(tmp))
-        _replace_dir(tmp, final)
+        replace_dir(tmp, final)
 
 
 def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, Any]:
@@ -237,13 +212,9 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         "parameters": sum(p.numel() for p in trainer.model.parameters()),
         "seconds": round(time.time() - start, 1)}
     if state.is_main_process:
-        from citetrain.train.card import write_model_card
+        from citetrain.train.card import publish
 
         summary["model_bytes"] = sum(f.stat().st_size for f in final.iterdir() if f.is_file())
-        write_model_card(final, recipe, data_path, summary, base)
-        S.write_json(out / "train_summary.json", summary)
-        if recipe.hub.push:
-            trainer.model.push_to_hub(recipe.hub.repo_id, private=recipe.hub.private)
-            tokenizer.push_to_hub(recipe.hub.repo_id, private=recipe.hub.private)
+        publish(final, recipe, data_path, summary, base, trainer, tokenizer, out)
     state.wait_for_everyone()
     return summary

@@ -132,13 +132,9 @@ def train(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, An
         tokenizer.save_pretrained(str(final))
         if recipe.method != "full":
             summary["adapter_tensors"], summary["adapter_bytes"] = check_adapter(final, n_trainable)
-        from citetrain.train.card import write_model_card
+        from citetrain.train.card import publish
 
-        write_model_card(final, recipe, data_path, summary, base)
-        S.write_json(out / "train_summary.json", summary)
-        if recipe.hub.push:
-            trainer.model.push_to_hub(recipe.hub.repo_id, private=recipe.hub.private)
-            tokenizer.push_to_hub(recipe.hub.repo_id, private=recipe.hub.private)
+        publish(final, recipe, data_path, summary, base, trainer, tokenizer, out)
     state.wait_for_everyone()
     return summary
 

@@ -157,6 +157,33 @@ def peft_config(recipe: Recipe):
                       task_type="CAUSAL_LM")
 
 
+def trainer_kwargs(recipe: Recipe, has_eval: bool, *, eval_batch_size: int) -> dict[str, Any]:
+    """The ``TrainingArguments`` every run shares (SFT and cross-encoder): schedule, batch sizes,
+    checkpoints, precision (bf16 where the GPU has it), in-loop evaluation, trackers, warmup."""
+    import torch
+
+    t, e = recipe.train, recipe.eval
+    bf16 = (torch.cuda.is_available() and torch.cuda.is_bf16_supported() and not t.use_cpu
+            if t.bf16 == "auto" else bool(t.bf16))
+    evaluate = has_eval and e.enabled
+    kwargs: dict[str, Any] = dict(
+        output_dir=t.output_dir, max_steps=t.max_steps, num_train_epochs=t.epochs,
+        learning_rate=t.learning_rate, per_device_train_batch_size=t.batch_size,
+        per_device_eval_batch_size=eval_batch_size, gradient_accumulation_steps=t.grad_accum,
+        lr_scheduler_type=t.scheduler, weight_decay=t.weight_decay, seed=t.seed,
+        data_seed=t.seed, logging_steps=t.logging_steps, save_strategy="steps",
+        save_steps=t.save_steps, save_total_limit=t.save_total_limit, bf16=bf16, use_cpu=t.use_cpu,
+        gradient_checkpointing=recipe.model.gradient_checkpointing,
+        eval_strategy="steps" if evaluate else "no", eval_steps=e.steps if evaluate else None,
+        report_to=recipe.logging.report_to, run_name=recipe.logging.run_name or recipe.name,
+        ddp_find_unused_parameters=False, disable_tqdm=False)
+    if t.warmup_steps is not None:
+        kwargs["warmup_steps"] = t.warmup_steps
+    if t.warmup_ratio is not None:
+        kwargs["warmup_steps"] = t.warmup_ratio  # transformers 5: a float < 1 is a ratio
+    return kwargs
+
+
 def sft_config(recipe: Recipe, has_eval: bool):
     """trl's ``SFTConfig`` from the recipe (loss on the completion only).
 
@@ -180,27 +207,13 @@ def sft_config(recipe: Recipe, has_eval: bool):
     examples run one by one. Modeling code from ``trust_remote_code`` may build its own mask
     without those ``position_ids`` checks: that case keeps packing with a warning line.
     """
-    import torch
     from trl import SFTConfig
 
-    t, e = recipe.train, recipe.eval
-    bf16 = (torch.cuda.is_available() and torch.cuda.is_bf16_supported() and not t.use_cpu
-            if t.bf16 == "auto" else bool(t.bf16))
-    evaluate = has_eval and e.enabled
-    kwargs: dict[str, Any] = dict(
-        output_dir=t.output_dir, max_steps=t.max_steps, num_train_epochs=t.epochs,
-        learning_rate=t.learning_rate, per_device_train_batch_size=t.batch_size,
-        per_device_eval_batch_size=t.batch_size, gradient_accumulation_steps=t.grad_accum,
-        lr_scheduler_type=t.scheduler, weight_decay=t.weight_decay, seed=t.seed,
-        data_seed=t.seed, logging_steps=t.logging_steps, save_strategy="steps",
-        save_steps=t.save_steps, save_total_limit=t.save_total_limit, bf16=bf16, use_cpu=t.use_cpu,
-        gradient_checkpointing=recipe.model.gradient_checkpointing,
-        eval_strategy="steps" if evaluate else "no", eval_steps=e.steps if evaluate else None,
-        prediction_loss_only=True, report_to=recipe.logging.report_to,
-        run_name=recipe.logging.run_name or recipe.name, max_length=recipe.data.max_length,
-        packing=recipe.data.packing, completion_only_loss=True, ddp_find_unused_parameters=False,
-        dataset_num_proc=None, disable_tqdm=False,
-    )
+    t = recipe.train
+    kwargs = trainer_kwargs(recipe, has_eval, eval_batch_size=t.batch_size)
+    kwargs.update(
+        prediction_loss_only=True, max_length=recipe.data.max_length,
+        packing=recipe.data.packing, completion_only_loss=True, dataset_num_proc=None)
     if recipe.data.packing:
         kwargs["packing_strategy"] = "bfd"  # padding-free with per-example position_ids
         impl = recipe.model.attn_implementation or ""
@@ -210,11 +223,8 @@ def sft_config(recipe: Recipe, has_eval: bool):
                   "code masks by position_ids (as transformers' own models do); use "
                   "model.attn_implementation: flash_attention_2 or data.packing: false if unsure",
                   flush=True)
-    if t.warmup_steps is not None:
-        kwargs["warmup_steps"] = t.warmup_steps
-    if t.warmup_ratio is not None:
-        kwargs["warmup_steps"] = t.warmup_ratio  # transformers 5: a float < 1 is a ratio
-    if e.best_metric and evaluate:
+    e = recipe.eval
+    if e.best_metric and has_eval and e.enabled:
         kwargs.update(load_best_model_at_end=True, metric_for_best_model=f"eval_{e.best_metric}",
                       greater_is_better=e.greater_is_better)
     return SFTConfig(**kwargs)
