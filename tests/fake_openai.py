@@ -15,13 +15,16 @@ class ChatServer:
 
     ``script``: HTTP statuses to send first; ``fail``: prompts that always get a 500;
     ``delay(prompt)``: seconds to wait before answering; ``hang_after``: requests past this many
-    hang (until :meth:`close`) instead of answering. ``prompts`` lists every request's prompt.
+    hang (until :meth:`close`) instead of answering; ``logprobs``: sent with every answer.
+    ``prompts``, ``bodies`` and ``headers`` list every request's.
     """
 
     def __init__(self, script: Iterable[int] = (), fail: Iterable[str] = (),
                  delay: Callable[[str], float] | None = None,
-                 answer: Callable[[str], str] | None = None, hang_after: int | None = None):
+                 answer: Callable[[str], str] | None = None, hang_after: int | None = None,
+                 logprobs: dict | None = None):
         self.script, self.fail, self.delay = list(script), set(fail), delay
+        self.logprobs = logprobs
         self.answer = answer or (lambda prompt: f"answer to {prompt}")
         self.hang_after = hang_after
         self.prompts: list[str] = []
@@ -59,7 +62,10 @@ class ChatServer:
                     self._send(status, {"error": f"no ({self.headers.get('Authorization')})"})
                 else:
                     message = {"role": "assistant", "content": outer.answer(prompt)}
-                    self._send(200, {"choices": [{"index": 0, "message": message}]})
+                    choice = {"index": 0, "message": message}
+                    if outer.logprobs is not None:
+                        choice["logprobs"] = outer.logprobs
+                    self._send(200, {"choices": [choice]})
 
             def _send(self, status, payload):
                 data = json.dumps(payload).encode()
@@ -73,6 +79,11 @@ class ChatServer:
         self.httpd.daemon_threads = True
         self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
         threading.Thread(target=self.httpd.serve_forever, args=(0.01,), daemon=True).start()
+
+    @property
+    def requests(self) -> list[tuple[dict, dict]]:
+        """``(headers, body)`` of every request, in order."""
+        return list(zip(self.headers, self.bodies))
 
     def close(self) -> None:
         self.closing.set()

@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import json
 import socket
-import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
@@ -12,56 +10,14 @@ from citetrain.errors import CitetrainError
 from citetrain.nli.base import NLIBackend
 from citetrain.nli.engine import NLIEngine
 from citetrain.nli.llm import LLMNLI, parse_verdict
+from tests.fake_openai import ChatServer
 
 KEY = "sk-test-5ecret-never-shown"
 
 
-class FakeServer:
-    """Answers ``/v1/chat/completions``; ``script`` is a list of HTTP statuses to send first."""
-
-    def __init__(self, script=(), logprobs=None):
-        self.script = list(script)
-        self.logprobs = logprobs
-        self.requests: list[tuple[dict, dict]] = []
-        self.lock = threading.Lock()
-        outer = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):  # keep test output quiet
-                pass
-
-            def do_POST(self):
-                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-                with outer.lock:
-                    outer.requests.append((dict(self.headers), body))
-                    status = outer.script.pop(0) if outer.script else 200
-                if status != 200:
-                    # a careless server that echoes the Authorization header back
-                    self._send(status, {"error": f"no ({self.headers.get('Authorization')})"})
-                    return
-                claim = body["messages"][0]["content"].split("Claim: ")[1].split("\n")[0]
-                word = ("Attributable" if "Paris" in claim else
-                        "Contradictory" if "Moon" in claim else "Extrapolatory.")
-                choice = {"index": 0, "message": {"role": "assistant", "content": word}}
-                if outer.logprobs is not None:
-                    choice["logprobs"] = outer.logprobs
-                self._send(200, {"choices": [choice]})
-
-            def _send(self, status, payload):
-                data = json.dumps(payload).encode()
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
-
-        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}/v1"
-        threading.Thread(target=self.httpd.serve_forever, args=(0.01,), daemon=True).start()
-
-    def close(self):
-        self.httpd.shutdown()
-        self.httpd.server_close()
+def _verdict(prompt: str) -> str:
+    claim = prompt.split("Claim: ")[1].split("\n")[0]
+    return "Attributable" if "Paris" in claim else "Contradictory" if "Moon" in claim else "Extrapolatory."
 
 
 @pytest.fixture
@@ -69,7 +25,7 @@ def server_factory():
     made = []
 
     def make(script=(), logprobs=None):
-        made.append(FakeServer(script, logprobs))
+        made.append(ChatServer(script=script, answer=_verdict, logprobs=logprobs))
         return made[-1]
 
     yield make
