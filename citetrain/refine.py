@@ -60,6 +60,9 @@ def refiner_prompts(record: Record, max_words: int | None = None) -> list[str]:
             for st in statements(record.output, first_line_only=False)]
 
 
+COUNT_KEYS = ("statements", "ids", "dropped_out_of_range", "not_ids", "records_unchanged")
+
+
 def apply_refiner_outputs(records: Sequence[Record], outputs: Sequence[Sequence[str]],
                           counts: dict[str, int] | None = None) -> tuple[list[Record], dict[str, int]]:
     """Records with each statement's marks replaced by the ids in its refiner output.
@@ -70,7 +73,7 @@ def apply_refiner_outputs(records: Sequence[Record], outputs: Sequence[Sequence[
     be re-assembled is kept unchanged and counted (``records_unchanged``). Nothing raises.
     """
     counts = counts if counts is not None else {}
-    for key in ("statements", "ids", "dropped_out_of_range", "not_ids", "records_unchanged"):
+    for key in COUNT_KEYS:
         counts.setdefault(key, 0)
     refined = []
     for rec, outs in zip(records, outputs):

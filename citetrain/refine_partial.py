@@ -12,7 +12,7 @@ from tqdm.auto import tqdm
 
 from citetrain.errors import CitetrainError
 from citetrain.records import Record
-from citetrain.refine import refine_records
+from citetrain.refine import COUNT_KEYS, refine_records
 
 
 class PartialRefine:
@@ -64,7 +64,7 @@ class PartialRefine:
                 os.fsync(fh.fileno())
                 done.update((r.id, r.output) for r in part)
                 bar.update(len(part))
-        for key in ("statements", "ids", "dropped_out_of_range", "not_ids", "records_unchanged"):
+        for key in COUNT_KEYS:
             counts.setdefault(key, 0)
         return [r.model_copy(update={"output": done[r.id]}) for r in records], counts
 

@@ -25,14 +25,13 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.set_defaults(run=run)
 
 
+OPTIONS = {"generative": ("rating", "max_new_tokens", "batch_size"), "teacher": ("rating", "base_url")}
+
+
 def _options(args: argparse.Namespace) -> dict:
-    kind = args.judge.partition(":")[0]
-    opts = {"rating": args.rating, "max_new_tokens": args.max_new_tokens, "batch_size": args.batch_size}
-    if kind == "teacher":
-        opts = {"rating": args.rating, "base_url": args.base_url}
-    elif kind != "generative":
-        opts = {}
-    return {k: v for k, v in opts.items() if v is not None}
+    """The options the judge's kind takes, where given on the command line."""
+    names = OPTIONS.get(args.judge.partition(":")[0], ())
+    return {k: getattr(args, k) for k in names if getattr(args, k) is not None}
 
 
 def run(args: argparse.Namespace) -> int:
@@ -61,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if args.iterations:
         from citetrain.judges.improve import improve
 
-        imp = improve(judge, records, args.iterations, progress=not args.no_progress)
+        imp = improve(judge, records, args.iterations, progress=not args.no_progress, first=judged)
         history = imp.history
         print(f"\n{'iteration':<10}{'full':>8}{'cited':>8}{'edits':>8}")
         for h in history:
@@ -77,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
         atomic_write_text(out / "statements.jsonl", rows(judged.result.per_statement))
         atomic_write_text(out / "responses.jsonl", rows(judged.result.per_record))
         if history is not None:
-            from citetrain.cli.refine_cmd import _write
+            from citetrain.io.patch import write_in_input_format
 
-            _write(res, imp.records + res.records[len(records):], str(out / f"improved{Path(args.predictions).suffix}"))
+            write_in_input_format(res, imp.records + res.records[len(records):],
+                                  out / f"improved{Path(args.predictions).suffix}")
         print(f"\nwrote {out}/judge_report.json, statements.jsonl, responses.jsonl")
     return 0

@@ -27,21 +27,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.set_defaults(run=run)
 
 
-def _write(res, refined, out: str) -> str:
-    from citetrain.errors import CitetrainError
-    from citetrain.io.patch import write_like_input
-    from citetrain.io.writers import write_records
-
-    try:
-        write_like_input(res.paths[0], res.format, refined, res.origins, out)
-        return res.format
-    except CitetrainError as exc:
-        print(f"note: {exc}; writing ALCE records instead")
-        write_records(refined, out, "alce")
-        return "alce"
-
-
 def run(args: argparse.Namespace) -> int:
+    from citetrain.io.patch import write_in_input_format
     from citetrain.io.readers import read_records
     from citetrain.refine import load_refiner
     from citetrain.refine_partial import PartialRefine
@@ -55,7 +42,7 @@ def run(args: argparse.Namespace) -> int:
                               max_new_tokens=args.max_new_tokens, batch_size=args.batch_size,
                               max_length=args.max_length, max_words=args.max_doc_words,
                               progress=not args.no_progress)
-    fmt = _write(res, refined, args.out)
+    fmt = write_in_input_format(res, refined, args.out)
     job.finish()
     print(f"refined {len(refined)} records ({counts['resumed']} resumed from a partial run), "
           f"{counts['statements']} statements: {counts['ids']} ids kept, "

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 from citetrain.errors import CitetrainError
 from citetrain.io.readers import Problems, load_items
-from citetrain.io.writers import atomic_writer
+from citetrain.io.writers import atomic_writer, write_records
 from citetrain.records import Record
 
 
@@ -35,6 +35,18 @@ SETTERS: dict[str, Callable[[dict[str, Any], Record], None]] = {
     "alce": _set_key("output"), "webglm": _set_key("answer"), "citeeval": _set_key("pred"),
     "expertqa": _set_expertqa,
 }
+
+
+def write_in_input_format(res: Any, records: Sequence[Record], out: str | os.PathLike[str]) -> str:
+    """``records`` (one per record of the :class:`ReadResult` ``res``) written in ``res``'s format
+    when it can be written back, else as ALCE records with a printed note; returns the format."""
+    try:
+        write_like_input(res.paths[0], res.format, records, res.origins, out)
+        return res.format
+    except CitetrainError as exc:
+        print(f"note: {exc}; writing ALCE records instead")
+        write_records(records, out, "alce")
+        return "alce"
 
 
 def write_like_input(source: str | os.PathLike[str], fmt: str, records: Sequence[Record],

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Sequence
 
-from citetrain.judges.base import Judge
+from citetrain.judges.base import Judge, JudgeResult
 from citetrain.records import Record
 from citetrain.refine import replace_citations
 
@@ -55,14 +55,15 @@ class Improvement:
 
 
 def improve(judge: Judge, records: Sequence[Record], iterations: int, *,
-            progress: bool = True) -> Improvement:
+            progress: bool = True, first: JudgeResult | None = None) -> Improvement:
     """Score, execute the judge's edits, and repeat ``iterations`` times (T + 1 scorings in all;
-    it stops early when no edit is left to execute)."""
+    it stops early when no edit is left to execute). ``first``: the judge's result on
+    ``records`` when the caller already has it (iteration 0 is then not scored again)."""
     if iterations < 0:
         raise ValueError(f"iterations must be >= 0, got {iterations}")
     result = Improvement(records=list(records))
     for t in range(iterations + 1):
-        judged = judge.score(result.records, progress=progress)
+        judged = first if t == 0 and first is not None else judge.score(result.records, progress=progress)
         step = {"iteration": t, **judged.result.scores, "statements": judged.statements}
         result.history.append(step)
         if t == iterations:

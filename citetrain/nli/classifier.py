@@ -113,7 +113,6 @@ class ClassifierNLI(HFBackend):
         if not pairs:
             return []
         enc, owner = self._encode(pairs)
-        enc = {k: v for k, v in enc.items()}
         rows = []
         with torch.inference_mode():
             for i in range(0, len(owner), self.batch_size):

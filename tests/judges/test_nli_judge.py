@@ -50,3 +50,16 @@ def test_improvement_executes_the_judges_edits_until_none_remain():
 def test_improve_rejects_negative_iterations():
     with pytest.raises(ValueError):
         improve(_judge(), [record()], -1)
+
+
+def test_improve_takes_a_given_first_judgement_instead_of_scoring_again():
+    rec = record()
+    judge = _judge()
+    first = judge.score([rec], progress=False)
+    scored = []
+    real = judge.score
+    judge.score = lambda records, progress=True: scored.append(records) or real(records, progress=progress)
+    imp = improve(judge, [rec], 1, progress=False, first=first)
+    assert len(scored) == 1 and scored[0][0].output != rec.output  # only iteration 1 was scored
+    fresh = improve(_judge(), [rec], 1, progress=False)
+    assert imp.history == fresh.history and imp.records == fresh.records
