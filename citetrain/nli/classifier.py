@@ -16,11 +16,18 @@ A premise too long for ``max_length`` is read in overlapping windows (a quarter 
 overlaps) and the pair takes the window with the highest P(entailment), as WiCE and SummaC do
 for long evidence: a cited web page is judged on its best passage, not on its first 500 tokens.
 ``windows=False`` cuts the premise instead (the TRUE / ALCE convention).
+
+``premise="select"`` keeps, of a premise too long for ``max_length``, the sentences that best
+cover the statement's content words (:func:`select_evidence`, greedy coverage, then overlap, in
+page order) — what a ``kind: crossencoder`` judge is trained on, so it is read the same way at
+inference: its ``config.json`` carries ``citetrain_premise`` and that is the default for it.
+``premise`` is ``"windows"`` (default otherwise), ``"select"`` or ``"cut"``; the cache revision
+says which (``+win`` / ``+sel`` / nothing).
 """
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from citetrain.errors import CitetrainError
 from citetrain.nli.base import NLIResult, Pair
@@ -32,6 +39,51 @@ NEUTRAL = {"neutral", "partially_supported", "partial_support", "partial"}
 CONTRADICT = {"contradiction", "contradict", "contradicts", "contradictory", "contradicted",
               "not_supported", "no_support", "unsupported"}
 NOT_ENTAIL = {"not_entailment", "non_entailment", "not_entail", "non_entail", "not_entailed"}
+
+
+PREMISE_MODES = ("windows", "select", "cut")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_TAGS = {"windows": "+win", "select": "+sel", "cut": ""}
+
+
+def sentences(text: str, max_words: int = 64) -> list[str]:
+    """``text`` split at sentence ends and newlines; pieces longer than ``max_words`` words are
+    cut into runs of ``max_words`` so that one list item never fills a whole window."""
+    out = []
+    for piece in _SENTENCE.split(text):
+        words = piece.split()
+        out += [" ".join(words[i:i + max_words]) for i in range(0, len(words), max_words)]
+    return out
+
+
+def select_evidence(premise: str, hypothesis: str, room: int,
+                    count: Callable[[list[str]], list[int]]) -> str:
+    """The sentences of ``premise`` that best cover ``hypothesis``'s content words, at most
+    ``room`` tokens (``count`` gives each sentence's token count), joined in page order.
+
+    Greedy: the sentence adding the most uncovered content words, ties broken by its total
+    overlap and then by position, while it fits; a premise that fits is returned unchanged.
+    """
+    from citetrain.nli.lexical import content_words
+
+    parts = sentences(premise)
+    lengths = count(parts) if parts else []
+    if sum(lengths) <= room:
+        return premise
+    want = content_words(hypothesis)[0]
+    overlap = [content_words(s)[0] & want for s in parts]
+    chosen: set[int] = set()
+    covered: set[str] = set()
+    used = 0
+    while True:
+        fits = [i for i in range(len(parts)) if i not in chosen and used + lengths[i] <= room]
+        if not fits:
+            break
+        best = max(fits, key=lambda i: (len(overlap[i] - covered), len(overlap[i]), -i))
+        chosen.add(best)
+        covered |= overlap[best]
+        used += lengths[best]
+    return " ".join(parts[i] for i in sorted(chosen)) if chosen else premise
 
 
 def _norm(name: str) -> str:
@@ -58,6 +110,19 @@ def label_indices(id2label: Mapping[Any, str]) -> dict[str, int]:
     return found
 
 
+def select_premises(pairs: Sequence[Pair], tokenizer: Any, max_length: int) -> list[str]:
+    """:func:`select_evidence` for each pair, the room being ``max_length`` less the statement
+    and the pair's special tokens (as the tokenizer counts them)."""
+
+    def count(texts: list[str]) -> list[int]:
+        return [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
+
+    extra = tokenizer.num_special_tokens_to_add(pair=True)
+    hyp_lengths = count([h for _, h in pairs]) if pairs else []
+    return [select_evidence(p, h, max_length - n - extra, count)
+            for (p, h), n in zip(pairs, hyp_lengths)]
+
+
 class ClassifierNLI(HFBackend):
     """Sequence-pair classifier NLI backend (see the module docstring).
 
@@ -65,26 +130,45 @@ class ClassifierNLI(HFBackend):
     max_length=512, threshold=None, trust_remote_code=False)``: ``model`` is a local directory or
     a hub id; the options are :class:`~citetrain.nli.hf.HFBackend`'s (``max_length`` is also
     capped at the tokenizer's ``model_max_length``); ``threshold`` decides by
-    ``P(entailment) >= threshold`` instead of the arg-max label.
+    ``P(entailment) >= threshold`` instead of the arg-max label; ``premise`` how a premise too
+    long for ``max_length`` is read (``windows`` / ``select`` / ``cut``; default: the model
+    config's ``citetrain_premise``, else ``windows``; ``windows=False`` means ``cut``).
     """
 
     kind = "classifier"
     auto_class = "AutoModelForSequenceClassification"
     default_max_length = DEFAULT_MAX_LENGTH
 
-    def __init__(self, model: str, *, windows: bool = True, **options: Any) -> None:
-        self.windows = bool(windows)
+    def __init__(self, model: str, *, windows: bool = True, premise: str | None = None,
+                 **options: Any) -> None:
+        if premise is not None and premise not in PREMISE_MODES:
+            raise CitetrainError(f"classifier NLI: premise must be one of "
+                                 f"{', '.join(PREMISE_MODES)}, not {premise!r}")
+        self._premise_option = premise if windows else "cut"
         super().__init__(model, **options)
-        if self.windows:
-            self.revision += "+win"
+        self.revision += _TAGS[self.premise]
+
+    @property
+    def windows(self) -> bool:
+        """Whether long premises are read in overlapping windows."""
+        return self.premise == "windows"
 
     def truncates(self, pairs: Sequence[Pair]) -> list[bool]:
         """Nothing is cut when premises are read in windows."""
         return [False] * len(pairs) if self.windows else super().truncates(pairs)
 
+    def select(self, pairs: Sequence[Pair]) -> list[str]:
+        """Each premise cut down to its best-covering sentences where the pair is too long."""
+        return select_premises(pairs, self.tokenizer, self.max_length)
+
     def _encode(self, pairs: Sequence[Pair]):
         """Token rows and, per row, the pair it belongs to (several rows per long premise)."""
         premises, hyps = [p for p, _ in pairs], [h for _, h in pairs]
+        if self.premise == "select":
+            premises = self.select(pairs)
+            enc = self.tokenizer(premises, hyps, padding=True, truncation="only_first",
+                                 max_length=self.max_length, return_tensors="pt")
+            return enc, list(range(len(pairs)))
         if self.windows:
             longest_h = max(len(ids) for ids in self.tokenizer(hyps, add_special_tokens=False)["input_ids"])
             room = self.max_length - longest_h - 4
@@ -105,6 +189,11 @@ class ClassifierNLI(HFBackend):
         self.three_way = "neutral" in self.labels and "contradiction" in self.labels
         limit = getattr(self.tokenizer, "model_max_length", None) or self.max_length
         self.max_length = int(min(self.max_length, limit))  # never past the model's positions
+        self.premise = (self._premise_option
+                        or getattr(self.model.config, "citetrain_premise", None) or "windows")
+        if self.premise not in PREMISE_MODES:
+            raise CitetrainError(f"{model}: config citetrain_premise {self.premise!r} is not one "
+                                 f"of {', '.join(PREMISE_MODES)}")
 
     def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
         """Softmax over the model's labels for a batch of pairs."""

@@ -12,6 +12,12 @@ the one-vs-one ROC-AUCs when the validation set has partial labels) unless ``eva
 names another measure; in-loop evaluation reads ``eval.subset`` validation pairs (a seeded
 sample; ``citetrain meta-eval --split validation`` measures the whole split).
 
+A premise too long for ``data.max_length`` is, with ``data.premise: select`` (the default), cut
+down to the sentences that best cover the statement
+(:func:`citetrain.nli.classifier.select_evidence`), so a cited web page is trained on its evidence
+rather than its first tokens; ``cut`` keeps the first tokens instead. The choice is saved in the
+model's config (``citetrain_premise``), so the ``classifier:`` backend reads pairs the same way.
+
 ``<output_dir>/final`` holds the model and a tokenizer whose
 ``model_max_length`` is ``data.max_length``, so the NLI backend reads pairs at the trained length.
 """
@@ -66,12 +72,19 @@ def ensure_pairs(recipe: Recipe, main: bool) -> Path:
     return path
 
 
-def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str) -> Any:
-    """Token ids of (premise, hypothesis) pairs, the premise cut to fit ``max_length``; pairs
-    whose statement alone does not fit are dropped and counted; returns (tokens, groups)."""
+def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
+             premise: str = "cut") -> Any:
+    """Token ids of (premise, hypothesis) pairs, the premise cut to fit ``max_length`` (first
+    reduced to its best-covering sentences with ``premise="select"``); pairs whose statement
+    alone does not fit are dropped and counted; returns (tokens, groups)."""
+    from citetrain.nli.classifier import select_premises
 
     def enc(batch: dict[str, list]) -> dict[str, list]:
-        out = tokenizer(batch["premise"], batch["hypothesis"], truncation="only_first",
+        premises = batch["premise"]
+        if premise == "select":
+            premises = select_premises(list(zip(premises, batch["hypothesis"])), tokenizer,
+                                       max_length)
+        out = tokenizer(premises, batch["hypothesis"], truncation="only_first",
                         max_length=max_length)
         out["labels"] = batch["label"]
         return out
@@ -96,6 +109,7 @@ def load_classifier(recipe: Recipe, base: str):
         base, revision=recipe.model.revision, num_labels=3, id2label=ID2LABEL,
         label2id=LABEL2ID, ignore_mismatched_sizes=True, dtype=S.torch_dtype(recipe),
         trust_remote_code=recipe.model.trust_remote_code)
+    model.config.citetrain_premise = recipe.data.premise
     if recipe.method == "lora":
         from peft import LoraConfig, TaskType, get_peft_model
 
@@ -186,10 +200,12 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     tokenizer = AutoTokenizer.from_pretrained(base, revision=recipe.model.revision,
                                               trust_remote_code=recipe.model.trust_remote_code)
     datasets.disable_progress_bars()
-    train_set, _ = tokenize(train_raw, tokenizer, recipe.data.max_length, "train")
+    train_set, _ = tokenize(train_raw, tokenizer, recipe.data.max_length, "train",
+                            recipe.data.premise)
     if eval_raw is not None and len(eval_raw) > recipe.eval.subset:
         eval_raw = eval_raw.shuffle(seed=recipe.train.seed).select(range(recipe.eval.subset))
-    eval_set, groups = (tokenize(eval_raw, tokenizer, recipe.data.max_length, "validation")
+    eval_set, groups = (tokenize(eval_raw, tokenizer, recipe.data.max_length, "validation",
+                                 recipe.data.premise)
                         if eval_raw is not None and recipe.eval.enabled else (None, []))
     model = load_classifier(recipe, base)
     trainer = Trainer(model=model, args=training_args(recipe, eval_set is not None),

@@ -8,7 +8,8 @@ group share their statement, so a group stays whole (WiCE's oracle chunks of one
 does a claim that recurs under other ids — AttributionBench repeats claims with other references
 and takes some from ExpertQA; split by id, about a third of its validation claims were also
 training claims. A pair read from several files (ExpertQA's ``rand_*`` and ``domain_*``
-splits share one pool) is kept once, from the first file.
+splits share one pool) is kept once, from the first file. ``wice_tokens:PATH`` reads WiCE's
+``non_supported_tokens`` rows as three pairs each (:mod:`citetrain.train.crossencoder_wice`).
 
 Columns: ``premise``, ``hypothesis``, ``label`` (int), ``group``,
 ``source`` (``"FORMAT:PATH"``). Saved atomically beside ``manifest.json`` (sources with their
@@ -29,19 +30,35 @@ LABEL_NAMES = {0: "not_supported", 1: "partially_supported", 2: "supported"}
 MANIFEST = "manifest.json"
 
 
+def source_formats() -> set[str]:
+    """The ``FORMAT`` names a ``data.labelled`` entry may start with."""
+    from citetrain.io.labelled import LABELLED_CONVERTERS
+    from citetrain.train.crossencoder_wice import FORMAT
+
+    return {*LABELLED_CONVERTERS, FORMAT}
+
+
+def read_source(path: str, fmt: str) -> Any:
+    """The labelled pairs of one ``data.labelled`` entry."""
+    from citetrain.io.labelled import read_labelled
+    from citetrain.train.crossencoder_wice import FORMAT, read_wice_tokens
+
+    return read_wice_tokens(path) if fmt == FORMAT else read_labelled(path, fmt)
+
+
 def parse_source(entry: str) -> tuple[str, str]:
     """``"FORMAT:PATH"`` or ``"PATH"`` (format ``auto``) -> ``(format, path)``."""
-    from citetrain.io.labelled import LABELLED_CONVERTERS
-
     fmt, sep, path = entry.partition(":")
-    if sep and fmt in LABELLED_CONVERTERS:
+    if sep and fmt in source_formats():
         return fmt, path
     return "auto", entry
 
 
 def split_key(pair: Any) -> str:
-    """What the split hashes: the pair's statement, lower-cased, spaces collapsed."""
-    return " ".join(pair.hypothesis.lower().split())
+    """What the split hashes: the pair's statement (or the claim it was derived from, a
+    ``split_text`` in its meta), lower-cased, spaces collapsed."""
+    text = (getattr(pair, "meta", None) or {}).get("split_text") or pair.hypothesis
+    return " ".join(text.lower().split())
 
 
 def split_pairs(pairs: Any, fraction: float, seed: int, split: str) -> list[Any]:
@@ -63,7 +80,6 @@ def labelled_rows(sources: list[str], fraction: float, seed: int
                   ) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
     """Rows per split and a description of each source (format, pairs, skipped, sha256)."""
     from citetrain.builders.sets import split_of
-    from citetrain.io.labelled import read_labelled
 
     splits: dict[str, list[dict[str, Any]]] = {"train": [], "validation": []}
     described = []
@@ -72,7 +88,7 @@ def labelled_rows(sources: list[str], fraction: float, seed: int
         fmt, path = parse_source(entry)
         if not Path(path).is_file():
             raise CitetrainError(f"data.labelled: {path} not found")
-        pairs = read_labelled(path, fmt)
+        pairs = read_source(path, fmt)
         name = f"{pairs.format}:{path}"
         kept = 0
         for p in pairs:

@@ -71,6 +71,7 @@ class DataSection(_Section):
     labelled: list[str] | None = None  # crossencoder: ``PATH`` or ``FORMAT:PATH`` entries
     validation_fraction: float = Field(default=0.3, gt=0.0, lt=1.0)
     split_seed: int = 0
+    premise: Literal["select", "cut"] = "select"  # crossencoder: long premises, see nli.classifier
 
 
 class TrainSection(_Section):
@@ -201,10 +202,10 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
 
 def _resolve_labelled(entry: str, bases: tuple[Path, ...]) -> str:
     """``PATH`` or ``FORMAT:PATH`` with PATH resolved like the recipe's other paths."""
-    from citetrain.io.labelled import LABELLED_CONVERTERS
+    from citetrain.train.pairs import source_formats
 
     fmt, sep, value = entry.partition(":")
-    if not sep or fmt not in LABELLED_CONVERTERS:
+    if not sep or fmt not in source_formats():
         fmt, sep, value = "", "", entry
     if not Path(value).is_absolute() and not Path(value).exists():
         for base in bases:

@@ -124,3 +124,45 @@ def test_support_level_names_read_as_three_way(tmp_path):
     for res, row in zip(nli.predict(PAIRS), _softmax_rows(nli, PAIRS)):
         assert res.prob == pytest.approx(row[2], abs=1e-5)
         assert res.support == pytest.approx((row[2], row[1], row[0]), abs=1e-5)
+
+
+def _count_words(texts):
+    return [len(t.split()) for t in texts]
+
+
+def test_select_evidence_covers_the_statement_in_page_order():
+    from citetrain.nli.classifier import select_evidence
+
+    page = ("The town has a river. Its mayor is Ann Lee. The bridge opened in 1901. "
+            "Lee was born in Oslo. Rain falls often.")
+    got = select_evidence(page, "Mayor Ann Lee was born in Oslo.", 12, _count_words)
+    assert got == "Its mayor is Ann Lee. Lee was born in Oslo."  # both halves, page order
+    assert select_evidence(page, "The bridge opened in 1901.", 5, _count_words) == (
+        "The bridge opened in 1901.")
+    assert select_evidence(page, "anything", 100, _count_words) == page  # fits: unchanged
+    assert len(select_evidence(page, "river", 3, _count_words).split()) <= 3
+
+
+def test_premise_select_reads_the_best_sentences(models, tmp_path):
+    long = ("the dog sat on a mat . " * 12) + "a cat is on the mat ."
+    sel = ClassifierNLI(str(models["three"]), device="cpu", max_length=24, premise="select")
+    assert sel.revision == fingerprint(models["three"]) + "+len24+sel" and not sel.windows
+    (kept,) = sel.select([(long, "a cat is on the mat")])
+    assert "cat" in kept and len(kept.split()) < len(long.split())
+    (res,) = sel.predict([(long, "a cat is on the mat")])
+    (ref,) = sel.predict([(kept, "a cat is on the mat")])
+    assert res.prob == pytest.approx(ref.prob, abs=1e-5)
+    with pytest.raises(CitetrainError, match="premise must be one of"):
+        ClassifierNLI(str(models["three"]), device="cpu", premise="best")
+
+
+def test_premise_mode_comes_from_the_model_config(tmp_path):
+    import json
+
+    path = build_bert_classifier(tmp_path / "judge", ("not_supported", "partially_supported",
+                                                      "supported"))
+    cfg = json.loads((path / "config.json").read_text())
+    (path / "config.json").write_text(json.dumps({**cfg, "citetrain_premise": "select"}))
+    assert ClassifierNLI(str(path), device="cpu").premise == "select"
+    assert ClassifierNLI(str(path), device="cpu", premise="windows").premise == "windows"
+    assert ClassifierNLI(str(path), device="cpu", windows=False).premise == "cut"

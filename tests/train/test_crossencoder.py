@@ -212,12 +212,14 @@ def test_training_writes_a_model_the_classifier_backend_loads(tiny_bert, tmp_pat
     cfg = json.loads((final / "config.json").read_text())
     assert cfg["id2label"] == {"0": "not_supported", "1": "partially_supported", "2": "supported"}
     assert json.loads((final / "tokenizer_config.json").read_text())["model_max_length"] == 48
+    assert cfg["citetrain_premise"] == "select"  # the recipe's default, read back at inference
     assert (tmp_path / "run" / "train_summary.json").is_file()
     assert not (tmp_path / "run" / "final.tmp").exists()
     engine = make_engine(f"classifier:{final}", cache=False, progress=False, device="cpu")
     scores = engine.score([("w1 w2 w3", "it says w2"), ("w1 w2 w3", "it says w9")])
     assert len(scores) == 2 and all(0.0 <= s <= 1.0 for s in scores)
     assert engine.backend.three_way
+    assert engine.backend.premise == "select" and engine.backend.revision.endswith("+sel")
 
     again = train(validate_recipe({**data, "train": {**data["train"], "max_steps": 6}}))
     assert again["resumed_from"] and again["resumed_from"].endswith("checkpoint-4")
@@ -264,3 +266,57 @@ def test_learns_a_toy_support_task(tiny_bert, tmp_path):
     data["eval"] = {"steps": 60, "subset": 200, "batch_size": 64}
     summary = train(validate_recipe(data))
     assert summary["evals"][-1]["eval_roc_auc"] > 0.9, summary["evals"]
+
+
+def test_selected_evidence_is_what_training_reads(tiny_bert, tmp_path):
+    """With ``data.premise: select`` a long premise is reduced to the sentence that holds the
+    claim's word; with ``cut`` its first tokens are kept and the evidence is lost."""
+    import datasets
+    from transformers import AutoTokenizer
+
+    from citetrain.train.crossencoder import tokenize
+
+    tok = AutoTokenizer.from_pretrained(tiny_bert)
+    filler = " ".join(f"w{i % 6} w{(i + 1) % 6} ." for i in range(30))
+    rows = {"premise": [filler + " w9 w10 w11 ."], "hypothesis": ["it says w10"], "label": [2],
+            "group": ["g"], "source": ["toy"]}
+    data = datasets.Dataset.from_dict(rows)
+    sel, _ = tokenize(data, tok, 24, "train", "select")
+    cut, _ = tokenize(data, tok, 24, "train", "cut")
+    text = tok.decode(sel[0]["input_ids"], skip_special_tokens=True)
+    assert "w10" in text.split()[: -3] and len(sel[0]["input_ids"]) <= 24
+    assert "w10" not in tok.decode(cut[0]["input_ids"], skip_special_tokens=True).split()[:-3]
+
+
+def wice_token_rows(n: int) -> list[dict]:
+    """WiCE ``non_supported_tokens`` rows: sentence 1 supports ``wA``, ``wB`` is unsupported."""
+    return [{"claim": f"Claim {i} has w1 and w{i % 12} -x .", "label": "partially_supported",
+             "claim_tokens": ["Claim", str(i), "has", "w1", "and", f"w{i % 12}", "-", "x", "."],
+             "non_supported_spans": [False, False, False, False, True, True, False, False, False],
+             "supporting_sentences": [[1]], "meta": {"id": f"t{i}"},
+             "evidence": ["A title .", f"Claim {i} has w1 .", "Other text ."]}
+            for i in range(n)]
+
+
+def test_wice_tokens_give_three_levels_split_by_the_claim(tmp_path):
+    from citetrain.train.crossencoder_wice import derived_pairs, detokenize
+    from citetrain.train.pairs import labelled_rows, parse_source
+
+    assert detokenize(["ex", "-", "pats", "(", "UK", ")", "."]) == "ex-pats (UK)."
+    part, full, none = derived_pairs(wice_token_rows(3)[2], 1)
+    assert (part.label, full.label, none.label) == (1, 2, 0)
+    assert part.hypothesis == none.hypothesis == "Claim 2 has w1 and w2 -x ."
+    assert full.hypothesis == "Claim 2 has w1-x." and full.premise == part.premise
+    assert "Claim 2 has w1" not in none.premise and "Other text" in none.premise
+    assert len({part.group, full.group, none.group}) == 1
+
+    path = write_jsonl(tmp_path / "tokens.jsonl", wice_token_rows(30))
+    assert parse_source(f"wice_tokens:{path}") == ("wice_tokens", str(path))
+    splits, described = labelled_rows([f"wice_tokens:{path}"], 0.3, 0)
+    assert described[0]["format"] == "wice_tokens" and described[0]["pairs"] == 90
+    sides = {}
+    for name, rows in splits.items():
+        for r in rows:
+            sides.setdefault(r["group"], set()).add(name)
+    assert len(sides) == 30 and all(len(s) == 1 for s in sides.values())
+    assert {len(rows) % 3 for rows in splits.values()} == {0} and all(splits.values())
