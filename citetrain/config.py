@@ -18,12 +18,15 @@ M = TypeVar("M", bound=BaseModel)
 
 
 class ConfigError(CitetrainError):
-    """Invalid config: ``errors`` holds one message per problem."""
+    """Invalid config: ``errors`` holds one message per problem; one problem reads as one
+    line, several as a list under a count."""
 
     def __init__(self, path: str, errors: list[str]) -> None:
         self.path, self.errors = path, errors
-        head = f"{path}: {len(errors)} error{'s' if len(errors) != 1 else ''}"
-        super().__init__(head + "".join(f"\n  - {e}" for e in errors))
+        if len(errors) == 1:  # one problem, one line
+            super().__init__(f"{path}: {errors[0]}")
+        else:
+            super().__init__(f"{path}: {len(errors)} errors" + "".join(f"\n  - {e}" for e in errors))
 
 
 def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
@@ -57,6 +60,8 @@ def format_errors(model: type[BaseModel], exc: ValidationError) -> list[str]:
 def load_yaml(path: str | Path) -> dict[str, Any]:
     """A YAML mapping from a file, with one-line errors for a missing file or bad YAML."""
     p = Path(path)
+    if p.is_dir():
+        raise CitetrainError(f"{p}: is a folder, not a YAML file")
     if not p.is_file():
         raise CitetrainError(f"{p}: no such file")
     try:

@@ -11,6 +11,7 @@ from typing import Any, Sequence
 from tqdm.auto import tqdm
 
 from citetrain.errors import CitetrainError
+from citetrain.io.writers import atomic_write_text
 from citetrain.records import Record
 from citetrain.refine import COUNT_KEYS, refine_records
 
@@ -26,20 +27,30 @@ class PartialRefine:
                        "refiner": str(Path(refiner).resolve())}
 
     def _load(self) -> dict[str, str]:
+        """The finished records; a last line cut by a kill is dropped from the file, so that
+        what this run appends starts on a line of its own."""
         if not self.path.exists():
             return {}
         done: dict[str, str] = {}
-        with open(self.path, encoding="utf-8") as fh:
-            lines = fh.read().splitlines()
-        if not lines or json.loads(lines[0]) != self.header:
+        with open(self.path, encoding="utf-8", errors="replace") as fh:
+            lines = fh.read().split("\n")
+        try:
+            header = json.loads(lines[0])
+        except ValueError:
+            header = None
+        if header != self.header:
             raise CitetrainError(f"{self.path}: a partial run of another input or refiner; "
                                  "delete it to start again")
+        kept = 1
         for line in lines[1:]:
             try:
                 row = json.loads(line)
                 done[row["id"]] = row["output"]
-            except (ValueError, KeyError):
+            except (ValueError, KeyError, TypeError):
                 break  # a line cut by a kill: everything after it is redone
+            kept += 1
+        if kept < len(lines) - 1 or lines[-1] != "":
+            atomic_write_text(self.path, "".join(x + "\n" for x in lines[:kept]))
         return done
 
     def run(self, records: Sequence[Record], model: Any, tokenizer: Any, *, chunk: int = 64,
@@ -50,8 +61,7 @@ class PartialRefine:
         counts: dict[str, int] = {"resumed": sum(r.id in done for r in records)}
         todo = [r for r in records if r.id not in done]
         if not self.path.exists():
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_text(json.dumps(self.header) + "\n", encoding="utf-8")
+            atomic_write_text(self.path, json.dumps(self.header) + "\n")
         with open(self.path, "a", encoding="utf-8") as fh, \
                 tqdm(total=len(records), initial=counts["resumed"], desc="refine", unit="record",
                      disable=not progress) as bar:

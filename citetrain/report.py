@@ -56,15 +56,16 @@ class Report:
         return "\n".join(lines + ["", "  ".join(x for x in foot if x)])
 
     def write(self, out_dir: str | Path) -> dict[str, Path]:
-        """Write ``report.json``, ``statements.jsonl`` and ``table.txt`` (each atomically)."""
+        """Write ``statements.jsonl``, ``table.txt`` and, last, ``report.json`` (each atomically:
+        a failed or killed write leaves the previous file in place, and a ``report.json`` newer
+        than the other two marks a finished write)."""
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
         paths = {"report": out / "report.json", "statements": out / "statements.jsonl",
                  "table": out / "table.txt"}
-        atomic_write_text(paths["report"], json.dumps(self.to_dict(), indent=2, default=str) + "\n")
         atomic_write_text(
             paths["statements"],
             "".join(json.dumps(row, ensure_ascii=False, default=str) + "\n" for row in self.statements()),
         )
         atomic_write_text(paths["table"], self.table() + "\n")
+        atomic_write_text(paths["report"], json.dumps(self.to_dict(), indent=2, default=str) + "\n")
         return paths

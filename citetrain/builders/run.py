@@ -17,9 +17,7 @@ the NLI cache, so no pair goes to the model twice and the output is byte-identic
 from __future__ import annotations
 
 import json
-import os
 import random
-import shutil
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,7 +35,8 @@ from citetrain.builders.sources import Sources
 from citetrain.builders.spec import BuildSpec
 from citetrain.builders.subsets import SubsetSearch, run_searches
 from citetrain.errors import CitetrainError
-from citetrain.io.writers import atomic_write_text
+from citetrain.io.writers import atomic_dir, atomic_write_text
+from citetrain.io.writers import replace_dir as replace_dir  # re-exported: train.crossencoder
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import join_docs
 
@@ -158,22 +157,9 @@ def save_dataset(examples: dict[str, list[dict[str, Any]]], target: Path) -> Non
 
 
 def save_atomically(dd: Any, target: Path) -> None:
-    """``dd.save_to_disk(target)`` through a temporary folder and a rename."""
+    """``dd.save_to_disk(target)`` through a temporary folder and a rename (:func:`atomic_dir`)."""
     import datasets
 
-    tmp = target.with_name(target.name + ".tmp")
-    shutil.rmtree(tmp, ignore_errors=True)
     datasets.disable_progress_bars()
-    dd.save_to_disk(str(tmp))
-    replace_dir(tmp, target)
-
-
-def replace_dir(tmp: Path, target: Path) -> None:
-    """Put the finished folder ``tmp`` in place of ``target`` (the old one moved aside first,
-    removed last: a crash leaves either the old or the new folder, never a half-written one)."""
-    old = target.with_name(target.name + ".old")
-    if target.exists():
-        shutil.rmtree(old, ignore_errors=True)
-        os.replace(target, old)
-    os.replace(tmp, target)
-    shutil.rmtree(old, ignore_errors=True)
+    with atomic_dir(target) as tmp:
+        dd.save_to_disk(str(tmp))

@@ -68,7 +68,6 @@ def run(args: argparse.Namespace) -> int:
                   f"{h.get('edits_executed', 0):8d}")
     if args.out:
         out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
         rows = lambda xs: "".join(json.dumps(x, ensure_ascii=False, default=str) + "\n" for x in xs)
         atomic_write_text(out / "judge_report.json",
                           json.dumps({**s, "input": args.predictions, "iterations": history},

@@ -33,26 +33,40 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Run the CLI; user errors print one line on stderr and exit 2 (``--debug`` re-raises)."""
+    """Run the CLI; an error prints one line on stderr and exits 2 (the user's: bad input, a
+    missing file, a full disk) or 1 (a bug); ``--debug`` re-raises it with its traceback."""
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     parser = build_parser()
     args = parser.parse_args(argv)
     if not args.command:
         parser.print_help()
         return 2
-    from citetrain.errors import CitetrainError
-
     try:
         return int(args.run(args) or 0)
     except KeyboardInterrupt:
         print("citetrain: interrupted", file=sys.stderr)
         return 130
-    except (CitetrainError, OSError) as e:
+    except Exception as e:
         if args.debug:
             raise
-        msg = str(e) if isinstance(e, CitetrainError) else f"{getattr(e, 'filename', '') or ''}: {e.strerror or e}"
-        print(f"citetrain {args.command}: error: {msg}", file=sys.stderr)
-        return 2
+        code, msg = error_line(e)
+        print(f"citetrain {args.command}: {msg}", file=sys.stderr)
+        return code
+
+
+def error_line(e: Exception) -> tuple[int, str]:
+    """Exit code and one-line message for an error: 2 for the user's errors (bad input, a
+    missing file, a full disk), 1 for anything else, which is a bug to report."""
+    from citetrain.errors import CitetrainError
+
+    if isinstance(e, CitetrainError):
+        return 2, f"error: {e}"
+    if isinstance(e, OSError):
+        where = getattr(e, "filename", None)
+        return 2, f"error: {where + ': ' if where else ''}{e.strerror or e}"
+    text = " ".join(str(e).split()) or "(no message)"
+    return 1, (f"internal error: {type(e).__name__}: {text} (run with --debug for the "
+               "traceback and report it)")
 
 
 if __name__ == "__main__":

@@ -77,7 +77,6 @@ def run(args: argparse.Namespace) -> int:
         print(f"{r:<{width}}  " + "  ".join(f"{_fmt(table[c].get(r)):>{max(10, len(c))}}" for c in cols))
     if args.out:
         out = Path(args.out) / "meta_eval.json"
-        out.parent.mkdir(parents=True, exist_ok=True)
         report = {"input": source if isinstance(source, str) else list(source),
                   "split": args.split, "n": len(pairs), "results": table}
         atomic_write_text(out, json.dumps(report, indent=2, default=str) + "\n")

@@ -1,14 +1,18 @@
-"""Write records and reports atomically: a reader never sees a half-written file.
+"""Write files and folders atomically: a reader never sees a half-written output.
 
-:func:`atomic_writer` writes to a temporary file in the target's directory, flushes and fsyncs
-it, then ``os.replace``s it over the target (atomic on POSIX and Windows when both sit on one
-filesystem); on error the temporary file is removed and the target is left untouched.
+The one way citetrain writes an output. :func:`atomic_writer` writes to a temporary file in the
+target's directory, flushes and fsyncs it, then ``os.replace``s it over the target (atomic on
+POSIX and Windows when both sit on one filesystem); on error the temporary file is removed and
+the target is left untouched. :func:`atomic_dir` does the same for a folder (a ``datasets`` save,
+a model): it is filled under a temporary name beside the target and put in place by
+:func:`replace_dir` only when the block succeeds.
 """
 from __future__ import annotations
 
 import contextlib
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -39,7 +43,7 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "w",
     if mode not in ("w", "wb"):
         raise ValueError(f"mode must be 'w' or 'wb', got {mode!r}")
     target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    make_parent(target)
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, mode, encoding=None if "b" in mode else encoding,
@@ -49,16 +53,72 @@ def atomic_writer(path: str | os.PathLike[str], mode: str = "w",
             os.fsync(fh.fileno())
         os.chmod(tmp, 0o666 & ~_UMASK)
         os.replace(tmp, target)
-    except BaseException:
+    except BaseException as e:
         with contextlib.suppress(FileNotFoundError):
             os.unlink(tmp)
-        raise
-    with contextlib.suppress(OSError):  # make the rename itself durable where the OS allows
-        dir_fd = os.open(target.parent, os.O_RDONLY)
+        raise _naming(e, target)
+    _fsync_dir(target.parent)
+
+
+def make_parent(target: Path) -> None:
+    """Create ``target``'s parent folders; a file in the way is named as such."""
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        blocker = next((p for p in target.parents if p.exists() and not p.is_dir()), target.parent)
+        raise CitetrainError(f"{target}: cannot create its folder, {blocker} is a file") from None
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename inside ``folder`` durable where the OS allows it."""
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(folder, os.O_RDONLY)
         try:
             os.fsync(dir_fd)
         finally:
             os.close(dir_fd)
+
+
+def replace_dir(tmp: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
+    """Put the finished folder ``tmp`` in place of ``target``: the old one is moved aside to
+    ``TARGET.old`` first and removed last, so a crash never leaves a half-written folder at
+    ``target`` (between the two renames the old one waits at ``TARGET.old``)."""
+    tmp, target = Path(tmp), Path(target)
+    old = target.with_name(target.name + ".old")
+    if target.exists():
+        shutil.rmtree(old, ignore_errors=True)
+        os.replace(target, old)
+    os.replace(tmp, target)
+    _fsync_dir(target.parent)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def atomic_dir(path: str | os.PathLike[str], replace: bool = True) -> Iterator[Path]:
+    """Context manager yielding an empty temporary folder beside ``path``; when the block
+    succeeds the folder replaces ``path`` (:func:`replace_dir`), when it fails it is removed and
+    ``path`` is left as it was. ``replace=False`` refuses to put it over an existing ``path``."""
+    target = Path(path)
+    make_parent(target)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent))
+    try:
+        os.chmod(tmp, 0o777 & ~_UMASK)
+        yield tmp
+        if not replace and target.exists():
+            raise CitetrainError(f"{target} exists: choose a new folder")
+        replace_dir(tmp, target)
+    except BaseException as e:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise _naming(e, target)
+
+
+def _naming(e: BaseException, target: Path) -> BaseException:
+    """An ``OSError`` without a file name (a full disk while writing) gets the target's."""
+    if isinstance(e, OSError) and not e.filename and e.errno is not None:
+        named = OSError(e.errno, e.strerror or str(e), str(target))
+        named.__cause__ = e
+        return named
+    return e
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str, encoding: str = "utf-8") -> Path:

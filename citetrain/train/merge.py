@@ -17,14 +17,18 @@ def merge_adapter(adapter: str | Path, out: str | Path, base: str | None = None,
                   atol: float = 1e-3) -> dict[str, float | str]:
     """Merge ``adapter`` into ``base`` (default: the adapter's recorded base model), save to
     ``out`` with the tokenizer, and return the largest logit difference found."""
+    adapter, out = Path(adapter), Path(out)
+    cfg_path = adapter / "adapter_config.json"
+    if not cfg_path.is_file():
+        raise CitetrainError(f"{adapter}: not an adapter folder (no adapter_config.json)")
+    if out.exists():
+        raise CitetrainError(f"{out} exists: choose a new folder")
     import torch
     from peft import PeftModel
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
-    adapter = Path(adapter)
-    cfg_path = adapter / "adapter_config.json"
-    if not cfg_path.is_file():
-        raise CitetrainError(f"{adapter}: not an adapter folder (no adapter_config.json)")
+    from citetrain.io.writers import atomic_dir
+
     base = base or json.loads(cfg_path.read_text())["base_model_name_or_path"]
     tok_src = adapter if (adapter / "tokenizer_config.json").is_file() else base
     tokenizer = AutoTokenizer.from_pretrained(str(tok_src))
@@ -40,11 +44,7 @@ def merge_adapter(adapter: str | Path, out: str | Path, base: str | None = None,
     diff = float((before - after).abs().max())
     if diff > atol:
         raise CitetrainError(f"merged logits differ from the adapter's by {diff:.2e} (> {atol})")
-    out = Path(out)
-    tmp = out.with_name(out.name + ".tmp")
-    merged.save_pretrained(str(tmp))
-    tokenizer.save_pretrained(str(tmp))
-    if out.exists():
-        raise CitetrainError(f"{out} exists: choose a new folder")
-    tmp.replace(out)
+    with atomic_dir(out, replace=False) as tmp:
+        merged.save_pretrained(str(tmp))
+        tokenizer.save_pretrained(str(tmp))
     return {"max_logit_diff": diff, "base": str(base), "out": str(out)}

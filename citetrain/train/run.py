@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -18,12 +19,10 @@ from citetrain.train.recipe import Recipe, load_recipe
 def resume_point(recipe: Recipe, out: Path, identity: dict[str, Any]) -> str | None:
     """The checkpoint to resume from (``resume: auto``: the last one), after checking that the
     run that wrote it had the same world size and recipe."""
-    from transformers.trainer_utils import get_last_checkpoint
-
     mode = recipe.train.resume
     if mode == "never" or not out.is_dir():
         return None
-    ckpt = get_last_checkpoint(str(out)) if mode == "auto" else mode
+    ckpt = last_complete_checkpoint(out) if mode == "auto" else mode
     if ckpt is None:
         return None
     if not Path(ckpt).is_dir():
@@ -42,6 +41,23 @@ def resume_point(recipe: Recipe, out: Path, identity: dict[str, Any]) -> str | N
                                  "changed): cannot resume; use another train.output_dir or "
                                  "train.resume: never")
     return ckpt
+
+
+def last_complete_checkpoint(out: Path) -> str | None:
+    """The ``checkpoint-N`` folder with the highest N whose ``trainer_state.json`` (the file the
+    Trainer writes last) reads as JSON; a checkpoint cut short by a kill is passed over."""
+    steps = []
+    for p in out.glob("checkpoint-*"):
+        step = p.name.partition("-")[2]
+        if p.is_dir() and step.isdigit():
+            steps.append((int(step), p))
+    for _, p in sorted(steps, reverse=True):
+        try:
+            json.loads((p / "trainer_state.json").read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        return str(p)
+    return None
 
 
 def check_completion_mask(dataset: Any, eos_id: int, n: int = 32) -> None:
@@ -79,6 +95,8 @@ def train(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, An
         base = S.base_model_path(recipe, train_set, state.is_main_process)
     identity = S.run_identity(recipe, state.num_processes)
     ckpt = resume_point(recipe, out, identity)
+    if state.is_main_process:
+        shutil.rmtree(out / "final.tmp", ignore_errors=True)  # left by a killed run
     state.wait_for_everyone()
     if state.is_main_process:
         S.write_json(out / "citetrain_run.json", identity)
@@ -122,16 +140,21 @@ def train(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, An
         trainer.add_callback(AdapterCheckCallback(n_trainable))
     result = trainer.train(resume_from_checkpoint=ckpt)
     final = out / "final"
-    trainer.save_model(str(final))
+    staging = final.with_name(final.name + ".tmp")  # every process saves into it (ZeRO-3 gathers)
+    trainer.save_model(str(staging))
     summary: dict[str, Any] = {"final": str(final), "steps": trainer.state.global_step,
                                "train_loss": result.training_loss, "resumed_from": ckpt,
                                "losses": [h["loss"] for h in trainer.state.log_history if "loss" in h],
                                "in_loop": scorer.history if scorer else [],
                                "best_checkpoint": trainer.state.best_model_checkpoint}
+    state.wait_for_everyone()
     if state.is_main_process:
-        tokenizer.save_pretrained(str(final))
+        from citetrain.io.writers import replace_dir
+
+        tokenizer.save_pretrained(str(staging))
         if recipe.method != "full":
-            summary["adapter_tensors"], summary["adapter_bytes"] = check_adapter(final, n_trainable)
+            summary["adapter_tensors"], summary["adapter_bytes"] = check_adapter(staging, n_trainable)
+        replace_dir(staging, final)  # a kill before here leaves the previous final/ in place
         from citetrain.train.card import publish
 
         publish(final, recipe, data_path, summary, base, trainer, tokenizer, out)

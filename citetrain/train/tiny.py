@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterable
 
+from citetrain.io.writers import atomic_dir
 from citetrain.train.recipe import TinySpec
 
 SPECIALS = ["<unk>", "<s>", "</s>", "<pad>"]
@@ -56,8 +57,7 @@ def make_tiny_base(spec: TinySpec, texts: Iterable[str], target: str | Path) -> 
     tokenizer = train_tokenizer(texts, spec.vocab_size)
     torch.manual_seed(spec.seed)
     model = AutoModelForCausalLM.from_config(tiny_config(spec, tokenizer))
-    tmp = target.with_name(target.name + ".tmp")
-    model.save_pretrained(tmp)
-    tokenizer.save_pretrained(tmp)
-    tmp.replace(target)
+    with atomic_dir(target) as tmp:
+        model.save_pretrained(tmp)
+        tokenizer.save_pretrained(tmp)
     return target

@@ -75,3 +75,61 @@ def test_binary_mode_and_bad_mode(tmp_path):
     with pytest.raises(ValueError):
         with atomic_writer(tmp_path / "c", "a"):
             pass
+
+
+def test_full_disk_error_names_the_target(tmp_path, monkeypatch):
+    import errno
+
+    target = tmp_path / "r.json"
+    target.write_text("good\n")
+    with pytest.raises(OSError) as e:
+        with atomic_writer(target) as fh:
+            fh.write("par")
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    assert (e.value.errno, e.value.filename) == (errno.ENOSPC, str(target))
+    assert target.read_text() == "good\n" and os.listdir(tmp_path) == ["r.json"]
+
+
+def test_a_file_in_the_way_of_the_folder_is_named(tmp_path):
+    (tmp_path / "f").write_text("x")
+    with pytest.raises(CitetrainError, match=f"{tmp_path / 'f' / 'sub' / 'o.txt'}: cannot create "
+                                             f"its folder, {tmp_path / 'f'} is a file"):
+        atomic_write_text(tmp_path / "f" / "sub" / "o.txt", "y")
+
+
+def test_atomic_dir_replaces_a_folder_only_when_the_block_succeeds(tmp_path):
+    target = tmp_path / "model"
+    target.mkdir()
+    (target / "w.bin").write_bytes(b"old")
+    with pytest.raises(RuntimeError):
+        with writers.atomic_dir(target) as tmp:
+            assert tmp.parent == tmp_path and tmp.is_dir() and not any(tmp.iterdir())
+            (tmp / "w.bin").write_bytes(b"ne")
+            raise RuntimeError("crash mid-save")
+    assert (target / "w.bin").read_bytes() == b"old"
+    assert os.listdir(tmp_path) == ["model"]  # the temporary folder is gone
+    with writers.atomic_dir(target) as tmp:
+        (tmp / "w.bin").write_bytes(b"new")
+    assert os.listdir(target) == ["w.bin"] and (target / "w.bin").read_bytes() == b"new"
+    assert os.listdir(tmp_path) == ["model"]  # neither model.old nor the temporary folder
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o777 & ~writers._UMASK
+
+
+def test_atomic_dir_without_replace_refuses_an_existing_folder(tmp_path):
+    (tmp_path / "out").mkdir()
+    with pytest.raises(CitetrainError, match="exists: choose a new folder"):
+        with writers.atomic_dir(tmp_path / "out", replace=False) as tmp:
+            (tmp / "x").write_text("x")
+    assert os.listdir(tmp_path) == ["out"] and not any((tmp_path / "out").iterdir())
+    with writers.atomic_dir(tmp_path / "new", replace=False) as tmp:
+        (tmp / "x").write_text("x")
+    assert (tmp_path / "new" / "x").read_text() == "x"
+
+
+def test_replace_dir_moves_a_leftover_old_folder_out_of_the_way(tmp_path):
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d.old").mkdir()  # left by a run killed between the two renames
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a").write_text("new")
+    writers.replace_dir(tmp_path / "t", tmp_path / "d")
+    assert sorted(os.listdir(tmp_path)) == ["d"] and (tmp_path / "d" / "a").read_text() == "new"
