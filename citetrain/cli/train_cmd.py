@@ -42,6 +42,14 @@ def run(args: argparse.Namespace) -> int:
         print(shell_assignments(recipe), end="")
         return 0
     argv, env = launch_command(recipe, args.recipe, args.set)
+    if not args.dry_run:
+        from citetrain.train.setup import input_errors
+
+        missing = input_errors(recipe)
+        if missing:
+            raise ConfigError(args.recipe, missing)
+        if not args.debug:  # the run prints its own one-line error; no launcher traceback after it
+            argv[2:2] = ["--quiet"]
     if shutil.which(argv[0]) is None:  # accelerate installed but its script not on PATH
         argv = [sys.executable, "-m", "accelerate.commands.launch", *argv[2:]]
     if args.dry_run:

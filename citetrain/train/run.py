@@ -177,11 +177,14 @@ def main(argv: list[str] | None = None) -> int:
     try:
         recipe = load_recipe(args.recipe, args.set)
         summary = train(recipe)
-    except CitetrainError as e:
+    except Exception as e:
         if args.debug:
             raise
-        print(f"citetrain train: error: {e}", file=sys.stderr)
-        return 2
+        from citetrain.cli.main import error_line
+
+        code, msg = error_line(e)
+        print(f"citetrain train: {msg}", file=sys.stderr)
+        return code
     print(f"[citetrain] done: {summary['steps']} steps, train loss {summary['train_loss']:.4f}, "
           f"saved {summary['final']}", flush=True)
     return 0

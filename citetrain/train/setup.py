@@ -11,14 +11,32 @@ from citetrain.train.recipe import Recipe
 MODEL_CARD = "citetrain_recipe.json"
 
 
+def input_errors(recipe: Recipe) -> list[str]:
+    """The missing inputs a run would stop on (the dataset, or what it is built from), found
+    before anything is launched."""
+    d = recipe.data
+    if (Path(d.dataset) / "dataset_dict.json").is_file():
+        return []
+    if recipe.kind == "crossencoder":  # the recipe's own rules ask for data.labelled here
+        from citetrain.train.pairs import parse_source
+
+        return [f"data.labelled: {path} not found" for path in
+                (parse_source(e)[1] for e in d.labelled or []) if not Path(path).exists()]
+    if d.build is None:
+        return [f"data.dataset: {d.dataset} is not a dataset folder (build one with "
+                "`citetrain build SPEC`, or give data.build)"]
+    if not Path(d.build).is_file():
+        return [f"data.build: {d.build} not found"]
+    return []
+
+
 def ensure_dataset(recipe: Recipe, main: bool) -> Path:
     """The dataset folder; built from ``data.build`` first when it is missing (main process)."""
     path = Path(recipe.data.dataset)
     if (path / "dataset_dict.json").is_file():
         return path
     if recipe.data.build is None:
-        raise CitetrainError(f"data.dataset: {path} is not a dataset folder (build one with "
-                             "`citetrain build SPEC`, or give data.build)")
+        raise CitetrainError(input_errors(recipe)[0])
     if main:
         from citetrain.builders.pipeline import build
         from citetrain.builders.spec import load_spec

@@ -92,6 +92,9 @@ OTHER_BAD_PATHS: dict[str, Case] = {
                                   "missing", "--out", "o.jsonl"], ["missing is not a folder"]),
     "judge-model": lambda t: (["judge", jsonl(t / "in.jsonl", json.dumps(GOOD)), "--judge",
                                f"crossencoder:{t / 'missing'}"], [f"{t / 'missing'}: no such model directory"]),
+    "train-dataset": lambda t: (["train", str(REPO / "recipes" / "tiny-cpu.yaml"), "--set",
+                                 f"data.dataset={t / 'nope'}", "--set", "data.build=null"],
+                                [f"data.dataset: {t / 'nope'} is not a dataset folder"]),
 }
 BAD_KEY: dict[str, Case] = {
     "train": lambda t: (["train", recipe_with_bad_key(t), "--dry-run"],

@@ -94,10 +94,24 @@ def test_train_runs_accelerate_and_returns_its_exit_code(tmp_path, monkeypatch, 
     fake.chmod(fake.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("PATH", f"{bin_}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: str(fake) if name == "accelerate" else None)
-    r = write_recipe(tmp_path, {"num_processes": 2})
+    (tmp_path / "ds").mkdir()
+    (tmp_path / "ds" / "dataset_dict.json").write_text("{}")
+    r = write_recipe(tmp_path, {"num_processes": 2}, data={"dataset": str(tmp_path / "ds")})
     assert main(["train", r, "--set", "train.max_steps=1"]) == 7
-    assert capfd.readouterr().out.strip() == (f"ran OMP=1 launch --num_processes 2 --num_machines 1 --multi_gpu "
-                                              f"-m citetrain.train {r} --set train.max_steps=1")
+    assert capfd.readouterr().out.strip() == (f"ran OMP=1 launch --quiet --num_processes 2 --num_machines 1 "
+                                              f"--multi_gpu -m citetrain.train {r} --set train.max_steps=1")
+    assert main(["--debug", "train", r]) == 7  # --debug keeps the launcher's traceback
+    assert capfd.readouterr().out.strip() == (f"ran OMP=1 launch --num_processes 2 --num_machines 1 "
+                                              f"--multi_gpu -m citetrain.train {r}")
+    missing = write_recipe(tmp_path, {"num_processes": 2}, data={"dataset": str(tmp_path / "nope")})
+    assert main(["train", missing]) == 2  # found before launching: accelerate does not run
+    out, err = capfd.readouterr()
+    assert out == "" and err == (f"citetrain train: error: {missing}: data.dataset: {tmp_path / 'nope'} "
+                                 "is not a dataset folder (build one with `citetrain build SPEC`, or "
+                                 "give data.build)\n")
+    built = write_recipe(tmp_path, data={"dataset": str(tmp_path / "nope"), "build": "nope.yaml"})
+    assert main(["train", built]) == 2
+    assert capfd.readouterr().err == f"citetrain train: error: {built}: data.build: nope.yaml not found\n"
 
 
 def test_train_rejects_a_bad_recipe_before_launching(tmp_path, capsys):
