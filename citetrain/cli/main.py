@@ -65,6 +65,8 @@ def error_line(e: Exception) -> tuple[int, str]:
         where = getattr(e, "filename", None)
         return 2, f"error: {where + ': ' if where else ''}{e.strerror or e}"
     text = " ".join(str(e).split()) or "(no message)"
+    if type(e).__module__ == "sqlite3":  # a cache on a full disk, read-only or locked
+        return 2, f"error: cache database: {text}"
     return 1, (f"internal error: {type(e).__name__}: {text} (run with --debug for the "
                "traceback and report it)")
 

@@ -212,3 +212,17 @@ def _with_run(parser, run):
         for sub in action.choices.values():
             sub.set_defaults(run=run)
     return parser
+
+
+def test_a_cache_database_error_is_the_users(monkeypatch, capsys):
+    import sqlite3
+
+    from citetrain.cli import main as cli
+
+    def full(args):
+        raise sqlite3.OperationalError("database or disk is full")
+
+    parser = cli.build_parser
+    monkeypatch.setattr(cli, "build_parser", lambda: _with_run(parser(), full))
+    assert cli.main(["eval", "x.jsonl"]) == 2
+    assert capsys.readouterr().err == "citetrain eval: error: cache database: database or disk is full\n"
