@@ -9,7 +9,9 @@ does a claim that recurs under other ids — AttributionBench repeats claims wit
 and takes some from ExpertQA; split by id, about a third of its validation claims were also
 training claims. A pair read from several files (ExpertQA's ``rand_*`` and ``domain_*``
 splits share one pool) is kept once, from the first file. ``wice_tokens:PATH`` reads WiCE's
-``non_supported_tokens`` rows as three pairs each (:mod:`citetrain.train.crossencoder_wice`).
+``non_supported_tokens`` rows as three pairs each (:mod:`citetrain.train.crossencoder_wice`),
+``synth:PATH`` ``citetrain synth`` records as pairs of known support
+(:mod:`citetrain.train.crossencoder_synth`).
 
 Columns: ``premise``, ``hypothesis``, ``label`` (int), ``group``,
 ``source`` (``"FORMAT:PATH"``). Saved atomically beside ``manifest.json`` (sources with their
@@ -30,20 +32,27 @@ LABEL_NAMES = {0: "not_supported", 1: "partially_supported", 2: "supported"}
 MANIFEST = "manifest.json"
 
 
+def _derived_readers() -> dict[str, Any]:
+    """Readers of the sources that derive training pairs (not human-labelled files)."""
+    from citetrain.train import crossencoder_synth as synth
+    from citetrain.train import crossencoder_wice as wice
+
+    return {wice.FORMAT: wice.read_wice_tokens, synth.FORMAT: synth.read_synth}
+
+
 def source_formats() -> set[str]:
     """The ``FORMAT`` names a ``data.labelled`` entry may start with."""
     from citetrain.io.labelled import LABELLED_CONVERTERS
-    from citetrain.train.crossencoder_wice import FORMAT
 
-    return {*LABELLED_CONVERTERS, FORMAT}
+    return {*LABELLED_CONVERTERS, *_derived_readers()}
 
 
 def read_source(path: str, fmt: str) -> Any:
     """The labelled pairs of one ``data.labelled`` entry."""
     from citetrain.io.labelled import read_labelled
-    from citetrain.train.crossencoder_wice import FORMAT, read_wice_tokens
 
-    return read_wice_tokens(path) if fmt == FORMAT else read_labelled(path, fmt)
+    derived = _derived_readers()
+    return derived[fmt](path) if fmt in derived else read_labelled(path, fmt)
 
 
 def parse_source(entry: str) -> tuple[str, str]:

@@ -320,3 +320,24 @@ def test_wice_tokens_give_three_levels_split_by_the_claim(tmp_path):
             sides.setdefault(r["group"], set()).add(name)
     assert len(sides) == 30 and all(len(s) == 1 for s in sides.values())
     assert {len(rows) % 3 for rows in splits.values()} == {0} and all(splits.values())
+
+
+def test_synth_records_give_pairs_of_known_support(tmp_path):
+    from citetrain.synth import synth_records
+    from citetrain.train.crossencoder_synth import read_synth, record_pairs
+    from citetrain.train.pairs import labelled_rows
+
+    recs = [r.model_dump() for r in synth_records(40, seed=2)]
+    path = write_jsonl(tmp_path / "synth.jsonl", recs)
+    pairs = read_synth(path)
+    assert {p.label for p in pairs} == {0, 1, 2} and pairs.format == "synth"
+    rec = next(r for r in recs if any(c.startswith("multi") for c in r["case"]))
+    k = next(i for i, c in enumerate(rec["case"]) if c.startswith("multi"))
+    mine = [p for p in record_pairs(rec) if p.group == f"{rec['id']}:{k}"]
+    assert [p.label for p in mine][:1 + len(rec["gold"][k])] == [2] + [1] * len(rec["gold"][k])
+    assert mine[-1].label == 0 and mine[0].premise.count("\n") == len(rec["docs"]) - 1
+    unsupported = [p for r in recs for p in record_pairs(r) if p.id.endswith("#all")
+                   and p.label == 0]
+    assert unsupported  # statements no passage states are read against all passages
+    splits, described = labelled_rows([f"synth:{path}"], 0.3, 0)
+    assert described[0]["format"] == "synth" and sum(map(len, splits.values())) == len(pairs)
