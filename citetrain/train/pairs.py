@@ -34,10 +34,12 @@ MANIFEST = "manifest.json"
 
 def _derived_readers() -> dict[str, Any]:
     """Readers of the sources that derive training pairs (not human-labelled files)."""
+    from citetrain.builders import refiner_pairs as refiner
     from citetrain.train import crossencoder_synth as synth
     from citetrain.train import crossencoder_wice as wice
 
-    return {wice.FORMAT: wice.read_wice_tokens, synth.FORMAT: synth.read_synth}
+    return {wice.FORMAT: wice.read_wice_tokens, synth.FORMAT: synth.read_synth,
+            refiner.FORMAT: refiner.read_refiner_pairs}
 
 
 def source_formats() -> set[str]:

@@ -1,0 +1,102 @@
+"""Refine citations with a (passage, statement) support classifier: the pair refiner.
+
+A pair refiner asks, for every statement of a response and every passage of its record, the
+probability that the passage supports the statement (``P(supported)`` of a classifier trained with
+a ``kind: crossencoder`` recipe, e.g. ``recipes/quickstart.yaml``), and cites the passages with
+``P >= threshold``, the most probable first, at most ``max_ids`` of them (ALCE reads 3). It is the
+task of the Generate-then-Refine refiner (§4.1: the statement, its documents, the ids it should
+cite) asked one passage at a time, which a small pretrained encoder learns in a minute on a CPU
+where a causal LM built from a config does not (see the quickstart's notes in the README).
+
+The text is handled as :mod:`citetrain.refine` does: marks are replaced statement by statement
+and the text outside the marks is byte-identical.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from citetrain.builders.prompts import render_ids
+from citetrain.nli.base import Pair
+from citetrain.records import Record, format_doc
+from citetrain.refine import apply_refiner_outputs, strip_marks
+from citetrain.text.statements import statements
+
+SupportFn = Callable[[Sequence[Pair]], list[float]]
+
+
+def statement_texts(record: Record) -> list[str]:
+    """The record's statements without their marks (all lines, the order of ``output``)."""
+    return [strip_marks(st.raw.strip() or st.text).strip()
+            for st in statements(record.output, first_line_only=False)]
+
+
+def record_pairs(record: Record) -> list[tuple[int, int, Pair]]:
+    """``(statement index, passage id (1-based), (passage, statement))`` for every statement and
+    passage of ``record``; the passage is read as the metrics read it (:func:`format_doc`)."""
+    passages = [format_doc(d) for d in record.docs]
+    return [(k, i, (p, text)) for k, text in enumerate(statement_texts(record))
+            for i, p in enumerate(passages, 1)]
+
+
+def choose_ids(probs: dict[int, float], threshold: float, max_ids: int | None) -> list[int]:
+    """Passage ids with ``P >= threshold``, most probable first (ties: lower id), at most
+    ``max_ids``; returned in increasing id order."""
+    keep = sorted((i for i, p in probs.items() if p >= threshold), key=lambda i: (-probs[i], i))
+    return sorted(keep[:max_ids] if max_ids is not None else keep)
+
+
+def pair_refine(records: Sequence[Record], support: SupportFn, *, threshold: float = 0.5,
+                max_ids: int | None = 3, counts: dict[str, int] | None = None
+                ) -> tuple[list[Record], dict[str, int]]:
+    """Refined copies of ``records`` and counts (those of
+    :func:`citetrain.refine.apply_refiner_outputs`); ``support`` maps pairs to P(supported)."""
+    if not 0.0 <= threshold <= 1.0:
+        raise ValueError(f"threshold must be in [0, 1], not {threshold}")
+    per_record = [record_pairs(r) for r in records]
+    flat = [pair for rows in per_record for _, _, pair in rows]
+    probs = iter(support(flat)) if flat else iter(())
+    outputs = []
+    for rec, rows in zip(records, per_record):
+        by_statement: list[dict[int, float]] = [{} for _ in statement_texts(rec)]
+        for k, i, _ in rows:
+            by_statement[k][i] = float(next(probs))
+        outputs.append([render_ids(choose_ids(p, threshold, max_ids)) for p in by_statement])
+    return apply_refiner_outputs(records, outputs, counts)
+
+
+def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_size: int = 32,
+                  label: int = 2) -> SupportFn:
+    """P(label) of an in-memory sequence classifier for pairs, read as the ``kind: crossencoder``
+    training reads them (``(passage, statement)``, the passage cut first). Used in the training
+    loop; a saved model is read through the ``classifier:`` NLI backend
+    (:func:`classifier_support`)."""
+    import torch
+
+    def support(pairs: Sequence[Pair]) -> list[float]:
+        was_training = model.training
+        model.eval()
+        device = next(model.parameters()).device
+        out: list[float] = []
+        with torch.inference_mode():
+            for s in range(0, len(pairs), batch_size):
+                part = pairs[s:s + batch_size]
+                enc = tokenizer([p for p, _ in part], [h for _, h in part], padding=True,
+                                truncation="only_first", max_length=max_length,
+                                return_tensors="pt").to(device)
+                logits = model(**enc).logits.float()
+                out += torch.softmax(logits, dim=-1)[:, label].tolist()
+        if was_training:
+            model.train()
+        return out
+
+    return support
+
+
+def classifier_support(path: str, *, batch_size: int = 32, progress: bool = False) -> SupportFn:
+    """P(supported) of a saved classifier through the ``classifier:`` NLI engine (batched,
+    length-sorted; the same numbers ``--nli classifier:PATH`` gives the metrics)."""
+    from citetrain.nli.registry import make_engine
+
+    engine = make_engine(f"classifier:{path}", cache=False, batch_size=batch_size,
+                         progress=progress)
+    return lambda pairs: engine.score(list(pairs))
