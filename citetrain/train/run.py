@@ -173,9 +173,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a recipe key, e.g. --set train.max_steps=4")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    p.add_argument("--dry-run", action="store_true",
+                   help="check the recipe, print what would be trained and exit (loads no model)")
     args = p.parse_args(argv)
     try:
         recipe = load_recipe(args.recipe, args.set)
+        if args.dry_run:
+            if os.environ.get("RANK", "0") == "0":  # once under accelerate launch
+                model = recipe.model.name_or_path or f"tiny {recipe.model.tiny.family}"
+                print(f"{args.recipe}: ok ({recipe.kind}, {recipe.method}, {model}, "
+                      f"{os.environ.get('WORLD_SIZE', '1')} process(es)); dry run, nothing "
+                      "trained", flush=True)
+            return 0
         summary = train(recipe)
     except Exception as e:
         if args.debug:
