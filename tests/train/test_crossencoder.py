@@ -237,7 +237,16 @@ def test_lora_training_saves_a_merged_model(tiny_bert, tmp_path):
     summary = train(validate_recipe(data))
     model = AutoModelForSequenceClassification.from_pretrained(summary["final"])
     assert not any("lora" in n for n, _ in model.named_parameters())
-    assert model.config.id2label[2] == "supported"
+    assert model.config.id2label == {0: "not_supported", 1: "supported"}  # binary data: 2-way head
+
+
+def test_head_is_two_way_on_binary_data_and_three_way_with_partial_labels():
+    from citetrain.train.crossencoder import head_labels
+
+    assert head_labels([0, 2, 2, 0]) == ({0: "not_supported", 1: "supported"}, {0: 0, 2: 1})
+    names, levels = head_labels([0, 1, 2])
+    assert names == {0: "not_supported", 1: "partially_supported", 2: "supported"}
+    assert levels == {0: 0, 1: 1, 2: 2}
 
 
 def cue_rows(n: int, seed: int = 0) -> list[dict]:
