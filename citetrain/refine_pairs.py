@@ -64,13 +64,18 @@ def pair_refine(records: Sequence[Record], support: SupportFn, *, threshold: flo
     return apply_refiner_outputs(records, outputs, counts)
 
 
-def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_size: int = 32,
-                  label: int = 2) -> SupportFn:
-    """P(label) of an in-memory sequence classifier for pairs, read as the ``kind: crossencoder``
-    training reads them (``(passage, statement)``, the passage cut first). Used in the training
+def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_size: int = 32
+                  ) -> SupportFn:
+    """P(supported) of an in-memory sequence classifier for pairs, read as the ``kind:
+    crossencoder`` training reads them (``(passage, statement)``, the passage cut first; the
+    supporting label found by name as the ``classifier:`` backend finds it). Used in the training
     loop; a saved model is read through the ``classifier:`` NLI backend
     (:func:`classifier_support`)."""
     import torch
+
+    from citetrain.nli.classifier import label_indices
+
+    label = label_indices(model.config.id2label)["entailment"]
 
     def support(pairs: Sequence[Pair]) -> list[float]:
         was_training = model.training

@@ -18,6 +18,7 @@ COMMANDS = {
     "judge": "citetrain.cli.judge_cmd",
     "train": "citetrain.cli.train_cmd",
     "validate": "citetrain.cli.validate_cmd",
+    "quickstart": "citetrain.cli.quickstart_cmd",
 }
 
 

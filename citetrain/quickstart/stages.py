@@ -1,0 +1,135 @@
+"""The quickstart's stages; each is resumable (a finished stage is not redone)."""
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+from citetrain.errors import CitetrainError
+from citetrain.io.writers import atomic_write_text, write_records
+from citetrain.quickstart.plan import F1_KEYS, METRICS, Plan
+from citetrain.records import Record
+
+ROOT = Path(__file__).resolve().parents[2]
+SPEC = ROOT / "data_builders" / "quickstart.yaml"
+RECIPE = ROOT / "recipes" / "quickstart.yaml"
+Log = Callable[[str], None]
+
+
+def _repo_file(path: Path) -> Path:
+    if not path.is_file():
+        raise CitetrainError(f"{path} not found: the quickstart runs from a clone of citetrain "
+                             f"(pip install -e .)")
+    return path
+
+
+def build_data(plan: Plan, progress: bool = True) -> dict[str, Any]:
+    """Refiner data from ``plan.train_records`` synthetic records, labelled with the lexical NLI
+    (``citetrain build data_builders/quickstart.yaml``, resumable)."""
+    from citetrain.builders.pipeline import build
+    from citetrain.builders.spec import load_spec
+
+    spec = load_spec(_repo_file(SPEC), [
+        f"sources=[{{synthetic: {{n: {plan.train_records}, seed: {plan.seed}}}}}]",
+        f"out={plan.build_dir}"])
+    manifest = build(spec, progress=progress)
+    return manifest or {}
+
+
+def heldout(plan: Plan) -> tuple[list[Record], list[Record]]:
+    """Validation records (in-loop scores) and test records (scored once, at the end), from two
+    other synthetic worlds; the test records are written to ``OUT/heldout.jsonl``."""
+    from citetrain.synth import synth_records
+
+    val = synth_records(plan.validation_records, seed=plan.seed + 1)
+    test = synth_records(plan.test_records, seed=plan.seed + 2)
+    write_records(test, plan.out / "heldout.jsonl")
+    return val, test
+
+
+def recipe_for(plan: Plan):
+    """``recipes/quickstart.yaml`` pointed at this run's folders, steps and seed."""
+    from citetrain.train.recipe import load_recipe
+
+    return load_recipe(_repo_file(RECIPE), [
+        f"data.labelled=['refiner:{plan.build_dir / 'statements.jsonl'}']",
+        f"data.dataset={plan.out / 'pairs'}", f"train.output_dir={plan.run_dir}",
+        f"train.max_steps={plan.max_steps}", f"train.save_steps={plan.eval_steps}",
+        f"eval.steps={plan.eval_steps}", f"train.seed={plan.seed}"])
+
+
+def train(plan: Plan, validation: list[Record], log: Log = print) -> dict[str, Any]:
+    """Train the pair refiner with in-loop citation scores; a finished run is reused. Returns
+    the training summary with ``losses`` and ``inloop`` as ``{"step", ...}`` rows."""
+    from transformers import AutoTokenizer
+
+    from citetrain.nli.registry import make_engine
+    from citetrain.quickstart.callback import PairRefinerScoreCallback
+    from citetrain.train.crossencoder import train_crossencoder
+    from citetrain.train.pkgmodel import resolve_model_path
+
+    done = plan.run_dir / "quickstart_train.json"
+    if done.is_file() and (plan.run_dir / "final" / "config.json").is_file():
+        log(f"[quickstart] training already finished: reusing {plan.run_dir / 'final'}")
+        return json.loads(done.read_text())
+    recipe = recipe_for(plan)
+    tokenizer = AutoTokenizer.from_pretrained(resolve_model_path(recipe.model.name_or_path))
+    cb = PairRefinerScoreCallback(validation, tokenizer, make_engine("lexical", progress=False),
+                                  max_length=recipe.data.max_length)
+    before = cb.f1(validation)  # step 0: the answers as the generator cited them
+    cb.history.append({"step": 0, **before})
+    summary = train_crossencoder(recipe, extra_callbacks=(cb,))
+    result = {"steps": summary["steps"], "seconds": summary["seconds"],
+              "train_pairs": summary["train_pairs"], "parameters": summary["parameters"],
+              "final": summary["final"], "losses": cb.losses, "inloop": cb.history}
+    atomic_write_text(done, json.dumps(result, indent=2) + "\n")
+    return result
+
+
+def refine(plan: Plan, test: list[Record]) -> tuple[list[Record], dict[str, int]]:
+    """The test records refined by the trained pair refiner (``OUT/refined.jsonl``)."""
+    from citetrain.refine import strip_marks
+    from citetrain.refine_pairs import classifier_support, pair_refine
+
+    refined, counts = pair_refine(test, classifier_support(str(plan.run_dir / "final"),
+                                                           progress=True))
+    counts["text_unchanged"] = sum(strip_marks(a.output) == strip_marks(b.output)
+                                   for a, b in zip(test, refined))
+    write_records(refined, plan.out / "refined.jsonl")
+    return refined, counts
+
+
+def score(named: dict[str, list[Record]]) -> dict[str, dict[str, float]]:
+    """``{name: {metric score: value}}`` for ALCE, lenient and ALiiCE with the lexical NLI."""
+    from citetrain.metrics.registry import get_metric
+    from citetrain.nli.registry import make_engine
+
+    engine = make_engine("lexical", progress=False)
+    out: dict[str, dict[str, float]] = {}
+    for name, records in named.items():
+        out[name] = {}
+        for metric in METRICS:
+            scores = get_metric(metric)(records, engine).scores
+            out[name].update({k: round(float(v), 2) for k, v in scores.items()})
+    return out
+
+
+def f1_table(scores: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """``{metric: {variant: F1}}``, the figures the report leads with."""
+    return {m: {name: s[F1_KEYS[m]] for name, s in scores.items()} for m in METRICS}
+
+
+def timed(stage: str, seconds: dict[str, float], log: Log):
+    """A context manager that logs the stage and records its wall time."""
+    from contextlib import contextmanager
+
+    @contextmanager
+    def run():
+        log(f"[quickstart] {stage} ...")
+        start = time.time()
+        yield
+        seconds[stage] = round(time.time() - start, 1)
+        log(f"[quickstart] {stage}: done in {seconds[stage]:.1f} s")
+
+    return run()
