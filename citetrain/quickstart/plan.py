@@ -18,11 +18,12 @@ class Plan:
     out: Path
     seed: int = 0
     fast: bool = False
-    train_records: int = 1500
-    validation_records: int = 40   # in-loop citation scores (another world than the test)
-    test_records: int = 300        # held out: refined and scored once, at the end
-    max_steps: int = 240
-    eval_steps: int = 60
+    train_records: int = 1000
+    validation_records: int = 30   # in-loop citation scores (another world than the test)
+    test_records: int = 200        # held out: refined and scored once, at the end
+    max_steps: int = 160
+    eval_steps: int = 40
+    batch_size: int = 16
 
     @property
     def build_dir(self) -> Path:
@@ -42,6 +43,6 @@ def make_plan(out: str | Path = "quickstart", seed: int = 0, fast: bool = False)
     """The default plan (about 3-4 minutes on 2 CPU cores) or the ``--fast`` one (under a
     minute, for CI)."""
     if fast:
-        return Plan(Path(out), seed, True, train_records=300, validation_records=20,
-                    test_records=80, max_steps=60, eval_steps=20)
+        return Plan(Path(out), seed, True, train_records=300, validation_records=15,
+                    test_records=60, max_steps=100, eval_steps=50)
     return Plan(Path(out), seed)

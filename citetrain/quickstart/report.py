@@ -45,10 +45,10 @@ def write_png(report: dict[str, Any], path: Path) -> None:
                        color=colors[name])
         ax1.bar_label(bars, fmt="%.1f", fontsize=8)
     ax1.set_xticks(range(len(metrics)), [LABELS[m] for m in metrics])
-    ax1.set_ylim(0, 105)
+    ax1.set_ylim(0, 118)
     ax1.set_ylabel("F1 (%)")
     ax1.set_title(f"held-out answers ({report['plan']['test_records']} records)")
-    ax1.legend(loc="lower right", fontsize=8)
+    ax1.legend(loc="upper center", ncol=3, fontsize=7)
     tr = report["training"]
     ax2.plot([r["step"] for r in tr["losses"]], [r["loss"] for r in tr["losses"]],
              color="#555555", label="training loss")

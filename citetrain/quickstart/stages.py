@@ -56,7 +56,8 @@ def recipe_for(plan: Plan):
         f"data.labelled=['refiner:{plan.build_dir / 'statements.jsonl'}']",
         f"data.dataset={plan.out / 'pairs'}", f"train.output_dir={plan.run_dir}",
         f"train.max_steps={plan.max_steps}", f"train.save_steps={plan.eval_steps}",
-        f"eval.steps={plan.eval_steps}", f"train.seed={plan.seed}"])
+        f"eval.steps={plan.eval_steps}", f"train.seed={plan.seed}",
+        f"train.batch_size={plan.batch_size}"])
 
 
 def train(plan: Plan, validation: list[Record], log: Log = print) -> dict[str, Any]:

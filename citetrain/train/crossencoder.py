@@ -125,6 +125,12 @@ def load_classifier(recipe: Recipe, base: str, id2label: dict[int, str] | None =
         ignore_mismatched_sizes=True, dtype=S.torch_dtype(recipe),
         trust_remote_code=recipe.model.trust_remote_code)
     model.config.citetrain_premise = recipe.data.premise
+    if recipe.model.dropout is not None:  # e.g. 0.0: a few hundred steps on little data
+        import torch
+
+        for module in model.modules():
+            if isinstance(module, torch.nn.Dropout):
+                module.p = recipe.model.dropout
     if recipe.method == "lora":
         from peft import LoraConfig, TaskType, get_peft_model
 

@@ -42,6 +42,8 @@ class ModelSection(_Section):
     attn_implementation: str | None = None
     trust_remote_code: bool = False
     gradient_checkpointing: bool = False
+    dropout: float | None = Field(default=None, ge=0.0, lt=1.0)  # kind crossencoder: every
+    # dropout layer of the encoder set to this (None: the model's own)
 
 
 class LoraSection(_Section):
