@@ -57,7 +57,10 @@ def recipe_for(plan: Plan):
         f"data.dataset={plan.out / 'pairs'}", f"train.output_dir={plan.run_dir}",
         f"train.max_steps={plan.max_steps}", f"train.save_steps={plan.eval_steps}",
         f"eval.steps={plan.eval_steps}", f"train.seed={plan.seed}",
-        f"train.batch_size={plan.batch_size}"])
+        f"train.batch_size={plan.batch_size}",
+        # the kept model: the checkpoint whose refined validation records score best (the
+        # callback logs eval_citation_f1); constant-LR LoRA can collapse late in a short run
+        "eval.best_metric=citation_f1"])
 
 
 def train(plan: Plan, validation: list[Record], log: Log = print) -> dict[str, Any]:
