@@ -30,12 +30,14 @@ def statement_texts(record: Record) -> list[str]:
             for st in statements(record.output, first_line_only=False)]
 
 
-def record_pairs(record: Record) -> list[tuple[int, int, Pair]]:
+def record_pairs(record: Record, texts: Sequence[str] | None = None
+                 ) -> list[tuple[int, int, Pair]]:
     """``(statement index, passage id (1-based), (passage, statement))`` for every statement and
-    passage of ``record``; the passage is read as the metrics read it (:func:`format_doc`)."""
+    passage of ``record``; the passage is read as the metrics read it (:func:`format_doc`).
+    ``texts``: the record's :func:`statement_texts` when the caller already has them."""
     passages = [format_doc(d) for d in record.docs]
-    return [(k, i, (p, text)) for k, text in enumerate(statement_texts(record))
-            for i, p in enumerate(passages, 1)]
+    texts = statement_texts(record) if texts is None else texts
+    return [(k, i, (p, text)) for k, text in enumerate(texts) for i, p in enumerate(passages, 1)]
 
 
 def choose_ids(probs: dict[int, float], threshold: float, max_ids: int | None) -> list[int]:
@@ -52,12 +54,13 @@ def pair_refine(records: Sequence[Record], support: SupportFn, *, threshold: flo
     :func:`citetrain.refine.apply_refiner_outputs`); ``support`` maps pairs to P(supported)."""
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be in [0, 1], not {threshold}")
-    per_record = [record_pairs(r) for r in records]
+    texts = [statement_texts(r) for r in records]  # each output split into statements once
+    per_record = [record_pairs(r, t) for r, t in zip(records, texts)]
     flat = [pair for rows in per_record for _, _, pair in rows]
     probs = iter(support(flat)) if flat else iter(())
     outputs = []
-    for rec, rows in zip(records, per_record):
-        by_statement: list[dict[int, float]] = [{} for _ in statement_texts(rec)]
+    for rec_texts, rows in zip(texts, per_record):
+        by_statement: list[dict[int, float]] = [{} for _ in rec_texts]
         for k, i, _ in rows:
             by_statement[k][i] = float(next(probs))
         outputs.append([render_ids(choose_ids(p, threshold, max_ids)) for p in by_statement])
