@@ -40,7 +40,7 @@ class Plan:
 
 
 def make_plan(out: str | Path = "quickstart", seed: int = 0, fast: bool = False) -> Plan:
-    """The default plan (about 3-4 minutes on 2 CPU cores) or the ``--fast`` one (under a
+    """The default plan (about 2 minutes on 2 CPU cores) or the ``--fast`` one (under a
     minute, for CI)."""
     if fast:
         return Plan(Path(out), seed, True, train_records=300, validation_records=15,

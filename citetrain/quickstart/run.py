@@ -19,6 +19,14 @@ STAGES = (
 )
 
 
+def build_summary(manifest: dict[str, Any]) -> dict[str, Any]:
+    """What the report keeps of the build's manifest: records, examples per split, the NLI
+    engine, and the statement counts (support found, edit actions, NLI calls vs exhaustive)."""
+    return {"records": manifest.get("records", {}), "examples": manifest.get("examples", {}),
+            "nli": manifest.get("nli", {}).get("engine"),
+            "statements": manifest.get("statements", {})}
+
+
 def run_quickstart(plan: Plan, progress: bool = True, log: S.Log = print) -> dict[str, Any]:
     """All stages; returns the report (also written to ``OUT/report.json``)."""
     start = time.time()
@@ -37,8 +45,7 @@ def run_quickstart(plan: Plan, progress: bool = True, log: S.Log = print) -> dic
                           "refined": refined})
     f1 = S.f1_table(scores)
     report = {"plan": plan.to_dict(), "f1": f1, "scores": scores, "refine_counts": counts,
-              "training": training, "build": {k: manifest.get(k) for k in ("counts", "nli_calls")
-                                              if k in manifest},
+              "training": training, "build": build_summary(manifest),
               "seconds": seconds}
     report["seconds"]["total"] = round(time.time() - start, 1)
     R.write_json(report, plan.out / "report.json")

@@ -34,7 +34,8 @@ def build_data(plan: Plan, progress: bool = True) -> dict[str, Any]:
         f"sources=[{{synthetic: {{n: {plan.train_records}, seed: {plan.seed}}}}}]",
         f"out={plan.build_dir}"])
     manifest = build(spec, progress=progress)
-    return manifest or {}
+    path = plan.build_dir / "manifest.json"
+    return manifest or (json.loads(path.read_text()) if path.is_file() else {})
 
 
 def heldout(plan: Plan) -> tuple[list[Record], list[Record]]:

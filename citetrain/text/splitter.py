@@ -26,6 +26,13 @@ def _punkt() -> Callable[[str], list[str]] | None:
 
 
 def _spacy_split(text: str) -> list[str]:
+    return list(_spacy_split_cached(text))
+
+
+@lru_cache(maxsize=1 << 16)
+def _spacy_split_cached(text: str) -> tuple[str, ...]:
+    """The parser's sentences, repaired; cached per process, since one response is split by
+    several stages (building, pairing, refining, each metric)."""
     from citetrain.text.spacy_model import load_spacy
 
     doc = load_spacy()(text)
@@ -46,7 +53,7 @@ def _spacy_split(text: str) -> list[str]:
             merged[-1][1] = end
         else:
             merged.append([start, end])
-    return [text[a:b].strip() for a, b in merged]
+    return tuple(text[a:b].strip() for a, b in merged)
 
 
 def splitter_name(prefer: str = "auto") -> str:

@@ -203,7 +203,7 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     import datasets
     import torch
     from accelerate import PartialState
-    from transformers import AutoTokenizer, DataCollatorWithPadding, Trainer
+    from transformers import AutoTokenizer, DataCollatorWithPadding, Trainer, set_seed
 
     from citetrain.train.pkgmodel import resolve_model_path
     from citetrain.train.run import resume_point
@@ -233,6 +233,7 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     eval_set, groups = (tokenize(eval_raw, tokenizer, recipe.data.max_length, "validation",
                                  recipe.data.premise, label_map)
                         if eval_raw is not None and recipe.eval.enabled else (None, []))
+    set_seed(recipe.train.seed)  # the fresh head and the LoRA matrices: the same every run
     model = load_classifier(recipe, base, id2label)
     trainer = Trainer(model=model, args=training_args(recipe, eval_set is not None),
                       train_dataset=train_set, eval_dataset=eval_set, processing_class=tokenizer,

@@ -240,6 +240,29 @@ def test_lora_training_saves_a_merged_model(tiny_bert, tmp_path):
     assert model.config.id2label == {0: "not_supported", 1: "supported"}  # binary data: 2-way head
 
 
+def test_same_seed_same_model_other_seed_another(tiny_bert, tmp_path):
+    """The fresh head and the LoRA matrices are drawn from ``train.seed``: two runs of one recipe
+    end with the same weights (an unseeded head made the quickstart's refiner train differently
+    on every run, sometimes never leaving the label prior)."""
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from citetrain.train.run import train
+
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(24))
+
+    def weights(name: str, seed: int) -> dict:
+        data = recipe_data(tiny_bert, [str(ab)], tmp_path / name, max_steps=2, seed=seed)
+        data.update(method="lora", lora={"r": 4, "alpha": 8, "target_modules": ["query", "value"]})
+        data["eval"]["enabled"] = False
+        model = AutoModelForSequenceClassification.from_pretrained(train(validate_recipe(data))["final"])
+        return {k: v.clone() for k, v in model.state_dict().items()}
+
+    a, b, c = weights("a", 0), weights("b", 0), weights("c", 1)
+    assert all(torch.equal(a[k], b[k]) for k in a)
+    assert not torch.equal(a["classifier.weight"], c["classifier.weight"])
+
+
 def test_head_is_two_way_on_binary_data_and_three_way_with_partial_labels():
     from citetrain.train.crossencoder import head_labels
 
