@@ -79,12 +79,22 @@ def _fsync_dir(folder: Path) -> None:
             os.close(dir_fd)
 
 
+def restore_old_dir(target: str | os.PathLike[str]) -> Path:
+    """A run killed between :func:`replace_dir`'s two renames leaves the previous folder at
+    ``TARGET.old`` and none at ``target``: put it back. Returns the ``TARGET.old`` path."""
+    target = Path(target)
+    old = target.with_name(target.name + ".old")
+    if target.name and old.is_dir() and not target.exists():
+        os.replace(old, target)
+    return old
+
+
 def replace_dir(tmp: str | os.PathLike[str], target: str | os.PathLike[str]) -> None:
     """Put the finished folder ``tmp`` in place of ``target``: the old one is moved aside to
     ``TARGET.old`` first and removed last, so a crash never leaves a half-written folder at
     ``target`` (between the two renames the old one waits at ``TARGET.old``)."""
     tmp, target = Path(tmp), Path(target)
-    old = target.with_name(target.name + ".old")
+    old = restore_old_dir(target)
     if target.exists():
         shutil.rmtree(old, ignore_errors=True)
         os.replace(target, old)

@@ -88,8 +88,11 @@ def snapshot_commit(
 
 def resolve_source(name_or_path: str | os.PathLike[str], revision: str | None = None) -> ModelSource:
     """Decide whether ``name_or_path`` is a local directory or a hub id and compute its revision."""
+    from citetrain.io.writers import restore_old_dir
+
     text = str(name_or_path)
     path = Path(text).expanduser()
+    restore_old_dir(path)  # a save killed between its two renames
     if path.is_dir():
         if not (path / "config.json").is_file():
             raise CitetrainError(f"{path}: not a model directory (no config.json)")

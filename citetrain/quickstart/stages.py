@@ -74,7 +74,10 @@ def train(plan: Plan, validation: list[Record], log: Log = print) -> dict[str, A
     from citetrain.train.crossencoder import train_crossencoder
     from citetrain.train.pkgmodel import resolve_model_path
 
+    from citetrain.io.writers import restore_old_dir
+
     done = plan.run_dir / "quickstart_train.json"
+    restore_old_dir(plan.run_dir / "final")
     if done.is_file() and (plan.run_dir / "final" / "config.json").is_file():
         log(f"[quickstart] training already finished: reusing {plan.run_dir / 'final'}")
         return json.loads(done.read_text())

@@ -26,7 +26,10 @@ def load_causal_lm(path: str | Path, role: str = "checkpoint") -> tuple[Any, Any
     """
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
+    from citetrain.io.writers import restore_old_dir
+
     folder = Path(path)
+    restore_old_dir(folder)  # a save killed between its two renames
     if not folder.is_dir():
         raise CitetrainError(f"{role}: {folder} is not a folder")
     try:

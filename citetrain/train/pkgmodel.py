@@ -32,8 +32,12 @@ def package_root(package: str) -> Path:
 
 
 def resolve_model_path(name: str) -> str:
-    """A ``pkg:`` name -> the model folder inside the package; other names unchanged."""
+    """A ``pkg:`` name -> the model folder inside the package; other names unchanged (a local
+    folder that a killed save left at ``NAME.old`` is put back first)."""
     if not name.startswith(PREFIX):
+        from citetrain.io.writers import restore_old_dir
+
+        restore_old_dir(name)
         return name
     package, _, sub = name[len(PREFIX):].partition("/")
     root = package_root(package)

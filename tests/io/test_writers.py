@@ -133,3 +133,19 @@ def test_replace_dir_moves_a_leftover_old_folder_out_of_the_way(tmp_path):
     (tmp_path / "t" / "a").write_text("new")
     writers.replace_dir(tmp_path / "t", tmp_path / "d")
     assert sorted(os.listdir(tmp_path)) == ["d"] and (tmp_path / "d" / "a").read_text() == "new"
+
+
+def test_a_folder_left_at_old_by_a_kill_between_the_renames_is_put_back(tmp_path):
+    from citetrain.train.pkgmodel import resolve_model_path
+
+    (tmp_path / "final.old").mkdir()  # killed after the first rename, before the second
+    (tmp_path / "final.old" / "config.json").write_text("{}")
+    assert resolve_model_path(str(tmp_path / "final")) == str(tmp_path / "final")
+    assert os.listdir(tmp_path) == ["final"] and (tmp_path / "final" / "config.json").is_file()
+    (tmp_path / "final.old").mkdir()
+    (tmp_path / "t").mkdir()
+    (tmp_path / "t" / "a").write_text("new")
+    os.rmdir(tmp_path / "final.old")
+    os.replace(tmp_path / "final", tmp_path / "final.old")  # the same crash, then a new save
+    writers.replace_dir(tmp_path / "t", tmp_path / "final")
+    assert os.listdir(tmp_path) == ["final"] and (tmp_path / "final" / "a").read_text() == "new"
