@@ -78,7 +78,10 @@ def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_si
 
     from citetrain.nli.classifier import label_indices
 
+    from citetrain.nli.hints import hinted
+
     label = label_indices(model.config.id2label)["entailment"]
+    hint = getattr(model.config, "citetrain_hint", None)
 
     def support(pairs: Sequence[Pair]) -> list[float]:
         was_training = model.training
@@ -88,7 +91,7 @@ def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_si
         with torch.inference_mode():
             for s in range(0, len(pairs), batch_size):
                 part = pairs[s:s + batch_size]
-                enc = tokenizer([p for p, _ in part], [h for _, h in part], padding=True,
+                enc = tokenizer([p for p, _ in part], hinted(part, hint), padding=True,
                                 truncation="only_first", max_length=max_length,
                                 return_tensors="pt").to(device)
                 logits = model(**enc).logits.float()

@@ -110,15 +110,17 @@ def label_indices(id2label: Mapping[Any, str]) -> dict[str, int]:
     return found
 
 
-def select_premises(pairs: Sequence[Pair], tokenizer: Any, max_length: int) -> list[str]:
+def select_premises(pairs: Sequence[Pair], tokenizer: Any, max_length: int,
+                    read_as: Sequence[str] | None = None) -> list[str]:
     """:func:`select_evidence` for each pair, the room being ``max_length`` less the statement
-    and the pair's special tokens (as the tokenizer counts them)."""
+    and the pair's special tokens (as the tokenizer counts them); ``read_as``: the statements as
+    the model reads them (with a coverage hint), whose length counts instead."""
 
     def count(texts: list[str]) -> list[int]:
         return [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
 
     extra = tokenizer.num_special_tokens_to_add(pair=True)
-    hyp_lengths = count([h for _, h in pairs]) if pairs else []
+    hyp_lengths = count(list(read_as) if read_as is not None else [h for _, h in pairs]) if pairs else []
     return [select_evidence(p, h, max_length - n - extra, count)
             for (p, h), n in zip(pairs, hyp_lengths)]
 
@@ -157,15 +159,17 @@ class ClassifierNLI(HFBackend):
         """Nothing is cut when premises are read in windows."""
         return [False] * len(pairs) if self.windows else super().truncates(pairs)
 
-    def select(self, pairs: Sequence[Pair]) -> list[str]:
+    def select(self, pairs: Sequence[Pair], read_as: Sequence[str] | None = None) -> list[str]:
         """Each premise cut down to its best-covering sentences where the pair is too long."""
-        return select_premises(pairs, self.tokenizer, self.max_length)
+        return select_premises(pairs, self.tokenizer, self.max_length, read_as)
 
     def _encode(self, pairs: Sequence[Pair]):
         """Token rows and, per row, the pair it belongs to (several rows per long premise)."""
-        premises, hyps = [p for p, _ in pairs], [h for _, h in pairs]
+        from citetrain.nli.hints import hinted
+
+        premises, hyps = [p for p, _ in pairs], hinted(pairs, self.hint)
         if self.premise == "select":
-            premises = self.select(pairs)
+            premises = self.select(pairs, hyps)
             enc = self.tokenizer(premises, hyps, padding=True, truncation="only_first",
                                  max_length=self.max_length, return_tensors="pt")
             return enc, list(range(len(pairs)))
@@ -194,6 +198,14 @@ class ClassifierNLI(HFBackend):
         if self.premise not in PREMISE_MODES:
             raise CitetrainError(f"{model}: config citetrain_premise {self.premise!r} is not one "
                                  f"of {', '.join(PREMISE_MODES)}")
+        from citetrain.nli.hints import HINT_MODES
+
+        self.hint = getattr(self.model.config, "citetrain_hint", None) or "none"
+        if self.hint not in HINT_MODES:
+            raise CitetrainError(f"{model}: config citetrain_hint {self.hint!r} is not one of "
+                                 f"{', '.join(HINT_MODES)}")
+        if self.hint != "none":
+            self.revision += f"+hint-{self.hint}"
 
     def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
         """Softmax over the model's labels for a batch of pairs."""

@@ -85,19 +85,22 @@ def ensure_pairs(recipe: Recipe, main: bool) -> Path:
 
 
 def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
-             premise: str = "cut", label_map: dict[int, int] | None = None) -> Any:
+             premise: str = "cut", label_map: dict[int, int] | None = None,
+             hint: str = "none") -> Any:
     """Token ids of (premise, hypothesis) pairs, the premise cut to fit ``max_length`` (first
-    reduced to its best-covering sentences with ``premise="select"``); pairs whose statement
-    alone does not fit are dropped and counted; returns (tokens, groups)."""
+    reduced to its best-covering sentences with ``premise="select"``), the hypothesis read with
+    its coverage hint (:mod:`citetrain.nli.hints`); pairs whose statement alone does not fit are
+    dropped and counted; returns (tokens, groups)."""
     from citetrain.nli.classifier import select_premises
+    from citetrain.nli.hints import hinted
 
     def enc(batch: dict[str, list]) -> dict[str, list]:
         premises = batch["premise"]
+        pairs = list(zip(premises, batch["hypothesis"]))
+        hyps = hinted(pairs, hint)
         if premise == "select":
-            premises = select_premises(list(zip(premises, batch["hypothesis"])), tokenizer,
-                                       max_length)
-        out = tokenizer(premises, batch["hypothesis"], truncation="only_first",
-                        max_length=max_length)
+            premises = select_premises(pairs, tokenizer, max_length, hyps)
+        out = tokenizer(premises, hyps, truncation="only_first", max_length=max_length)
         out["labels"] = ([label_map[v] for v in batch["label"]] if label_map
                          else batch["label"])
         return out
@@ -125,6 +128,7 @@ def load_classifier(recipe: Recipe, base: str, id2label: dict[int, str] | None =
         ignore_mismatched_sizes=True, dtype=S.torch_dtype(recipe),
         trust_remote_code=recipe.model.trust_remote_code)
     model.config.citetrain_premise = recipe.data.premise
+    model.config.citetrain_hint = recipe.data.hint
     if recipe.model.dropout is not None:  # e.g. 0.0: a few hundred steps on little data
         import torch
 
@@ -227,11 +231,11 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     id2label, label_map = head_labels(list(train_raw["label"]) + (
         list(eval_raw["label"]) if eval_raw is not None else []))
     train_set, _ = tokenize(train_raw, tokenizer, recipe.data.max_length, "train",
-                            recipe.data.premise, label_map)
+                            recipe.data.premise, label_map, recipe.data.hint)
     if eval_raw is not None and len(eval_raw) > recipe.eval.subset:
         eval_raw = eval_raw.shuffle(seed=recipe.train.seed).select(range(recipe.eval.subset))
     eval_set, groups = (tokenize(eval_raw, tokenizer, recipe.data.max_length, "validation",
-                                 recipe.data.premise, label_map)
+                                 recipe.data.premise, label_map, recipe.data.hint)
                         if eval_raw is not None and recipe.eval.enabled else (None, []))
     set_seed(recipe.train.seed)  # the fresh head and the LoRA matrices: the same every run
     model = load_classifier(recipe, base, id2label)

@@ -74,6 +74,7 @@ class DataSection(_Section):
     validation_fraction: float = Field(default=0.3, gt=0.0, lt=1.0)
     split_seed: int = 0
     premise: Literal["select", "cut"] = "select"  # crossencoder: long premises, see nli.classifier
+    hint: Literal["none", "uncovered"] = "none"  # crossencoder: coverage hint, see nli.hints
 
 
 class TrainSection(_Section):
@@ -185,7 +186,9 @@ def cross_field_errors(r: Recipe) -> list[str]:
 def _crossencoder_errors(r: Recipe) -> list[str]:
     """Rules of ``kind: crossencoder`` (a sequence-pair classifier trained on labelled pairs)."""
     if r.kind != "crossencoder":
-        return ["data.labelled is for kind crossencoder"] if r.data.labelled is not None else []
+        return ([f"{key} is for kind crossencoder" for key, unset in (
+            ("data.labelled", r.data.labelled is None), ("data.hint", r.data.hint == "none"))
+            if not unset])
     errs = []
     if not r.data.labelled and not (Path(r.data.dataset) / "dataset_dict.json").is_file():
         errs.append(f"kind crossencoder needs data.labelled (labelled files) or an existing "

@@ -148,6 +148,8 @@ def test_crossencoder_recipe_rules(tmp_path):
     other = {"name": "t", "kind": "refiner", "model": {"tiny": {}},
              "data": {"dataset": "d", "labelled": ["x.jsonl"]}, "train": {"output_dir": "o"}}
     assert any("data.labelled is for kind crossencoder" in e for e in _errors(other))
+    hint = {**other, "data": {"dataset": "d", "hint": "uncovered"}}
+    assert "data.hint is for kind crossencoder" in " ".join(_errors(hint))
     both = {**no_data, "method": "qlora", "quantization": {"load_in_4bit": True}, "lora": {}}
     assert len(_errors(both)) >= 2  # every broken rule at once
 
@@ -318,6 +320,34 @@ def test_selected_evidence_is_what_training_reads(tiny_bert, tmp_path):
     text = tok.decode(sel[0]["input_ids"], skip_special_tokens=True)
     assert "w10" in text.split()[: -3] and len(sel[0]["input_ids"]) <= 24
     assert "w10" not in tok.decode(cut[0]["input_ids"], skip_special_tokens=True).split()[:-3]
+
+
+def test_a_hint_trained_model_is_read_with_its_hint(tiny_bert, tmp_path):
+    """``data.hint: uncovered``: saved in the config; the classifier backend and the pair
+    refiner's in-memory reader feed the model the statements with the hint, as training did."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from citetrain.nli.registry import make_engine
+    from citetrain.refine_pairs import model_support
+    from citetrain.train.run import train
+
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(24))
+    data = recipe_data(tiny_bert, [str(ab)], tmp_path, max_steps=2)
+    data["data"]["hint"] = "uncovered"
+    data["eval"]["enabled"] = False
+    final = Path(train(validate_recipe(data))["final"])
+    assert json.loads((final / "config.json").read_text())["citetrain_hint"] == "uncovered"
+    engine = make_engine(f"classifier:{final}", cache=False, progress=False, device="cpu")
+    assert engine.backend.hint == "uncovered" and "+hint-uncovered" in engine.backend.revision
+    pairs = [("w1 w2 w3 .", "it says w2"), ("w1 w2 w3 .", "it says w9")]
+    model = AutoModelForSequenceClassification.from_pretrained(final)
+    tok = AutoTokenizer.from_pretrained(final)
+    in_memory = model_support(model, tok, max_length=48)(pairs)
+    assert torch.allclose(torch.tensor(engine.score(pairs)), torch.tensor(in_memory), atol=1e-5)
+    model.config.citetrain_hint = "none"  # read without the hint, the same model scores otherwise
+    assert not torch.allclose(torch.tensor(model_support(model, tok, max_length=48)(pairs)),
+                              torch.tensor(in_memory), atol=1e-5)
 
 
 def wice_token_rows(n: int) -> list[dict]:
