@@ -23,15 +23,11 @@ SEPARATOR = " | not in the passage: "
 def uncovered_words(premise: str, hypothesis: str) -> list[str]:
     """The hypothesis's content words (as :mod:`citetrain.nli.lexical` counts them: stemmed, stop
     words left out, numbers kept) that the premise lacks, in their order, as written, once each."""
-    from citetrain.nli.lexical import _TOKEN, _stem, _stop_words, content_words
+    from citetrain.nli.lexical import content_tokens, content_words
 
     have = content_words(premise)[0]
-    stop = _stop_words()
     out: list[str] = []
-    for tok in _TOKEN.findall(hypothesis.lower()):
-        key = tok.replace(",", "") if any(c.isdigit() for c in tok) else _stem(tok)
-        if (tok in stop or len(tok) < 2) and not any(c.isdigit() for c in tok):
-            continue
+    for tok, key, _ in content_tokens(hypothesis):
         if key not in have and tok not in out:
             out.append(tok)
     return out

@@ -35,17 +35,24 @@ def _stem(word: str) -> str:
     return _stemmer().stem(word)
 
 
-def content_words(text: str) -> tuple[set[str], set[str]]:
-    """(stemmed content words, numbers) of a text."""
+def content_tokens(text: str) -> list[tuple[str, str, bool]]:
+    """``(token, key, is_number)`` for each content token of a text, in order: lower-cased tokens
+    that are numbers (key without commas) or words of two letters or more that are not stop
+    words (key: the Porter stem)."""
     stop = _stop_words()
-    words, numbers = set(), set()
+    out = []
     for tok in _TOKEN.findall(text.lower()):
         if any(c.isdigit() for c in tok):
-            numbers.add(tok.replace(",", ""))
-            words.add(tok.replace(",", ""))
+            out.append((tok, tok.replace(",", ""), True))
         elif tok not in stop and len(tok) > 1:
-            words.add(_stem(tok))
-    return words, numbers
+            out.append((tok, _stem(tok), False))
+    return out
+
+
+def content_words(text: str) -> tuple[set[str], set[str]]:
+    """(stemmed content words, numbers) of a text."""
+    toks = content_tokens(text)
+    return {key for _, key, _ in toks}, {key for _, key, num in toks if num}
 
 
 class LexicalNLI:
