@@ -345,9 +345,11 @@ def test_a_hint_trained_model_is_read_with_its_hint(tiny_bert, tmp_path):
     tok = AutoTokenizer.from_pretrained(final)
     in_memory = model_support(model, tok, max_length=48)(pairs)
     assert torch.allclose(torch.tensor(engine.score(pairs)), torch.tensor(in_memory), atol=1e-5)
-    model.config.citetrain_hint = "none"  # read without the hint, the same model scores otherwise
-    assert not torch.allclose(torch.tensor(model_support(model, tok, max_length=48)(pairs)),
-                              torch.tensor(in_memory), atol=1e-5)
+    # read without the hint, the same model is fed other tokens (a 2-step model's scores move
+    # by ~1e-5 only, so compare exactly)
+    model.config.citetrain_hint = "none"
+    assert not torch.equal(torch.tensor(model_support(model, tok, max_length=48)(pairs)),
+                           torch.tensor(in_memory))
 
 
 def wice_token_rows(n: int) -> list[dict]:
