@@ -77,7 +77,6 @@ def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_si
     import torch
 
     from citetrain.nli.classifier import label_indices
-
     from citetrain.nli.hints import hinted
 
     label = label_indices(model.config.id2label)["entailment"]

@@ -120,7 +120,8 @@ def select_premises(pairs: Sequence[Pair], tokenizer: Any, max_length: int,
         return [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
 
     extra = tokenizer.num_special_tokens_to_add(pair=True)
-    hyp_lengths = count(list(read_as) if read_as is not None else [h for _, h in pairs]) if pairs else []
+    hyps = list(read_as) if read_as is not None else [h for _, h in pairs]
+    hyp_lengths = count(hyps) if hyps else []
     return [select_evidence(p, h, max_length - n - extra, count)
             for (p, h), n in zip(pairs, hyp_lengths)]
 
@@ -195,15 +196,14 @@ class ClassifierNLI(HFBackend):
         self.max_length = int(min(self.max_length, limit))  # never past the model's positions
         self.premise = (self._premise_option
                         or getattr(self.model.config, "citetrain_premise", None) or "windows")
-        if self.premise not in PREMISE_MODES:
-            raise CitetrainError(f"{model}: config citetrain_premise {self.premise!r} is not one "
-                                 f"of {', '.join(PREMISE_MODES)}")
         from citetrain.nli.hints import HINT_MODES
 
         self.hint = getattr(self.model.config, "citetrain_hint", None) or "none"
-        if self.hint not in HINT_MODES:
-            raise CitetrainError(f"{model}: config citetrain_hint {self.hint!r} is not one of "
-                                 f"{', '.join(HINT_MODES)}")
+        for key, value, modes in (("citetrain_premise", self.premise, PREMISE_MODES),
+                                  ("citetrain_hint", self.hint, HINT_MODES)):
+            if value not in modes:
+                raise CitetrainError(f"{model}: config {key} {value!r} is not one of "
+                                     f"{', '.join(modes)}")
         if self.hint != "none":
             self.revision += f"+hint-{self.hint}"
 

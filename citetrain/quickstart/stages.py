@@ -69,12 +69,11 @@ def train(plan: Plan, validation: list[Record], log: Log = print) -> dict[str, A
     the training summary with ``losses`` and ``inloop`` as ``{"step", ...}`` rows."""
     from transformers import AutoTokenizer
 
+    from citetrain.io.writers import restore_old_dir
     from citetrain.nli.registry import make_engine
     from citetrain.quickstart.callback import PairRefinerScoreCallback
     from citetrain.train.crossencoder import train_crossencoder
     from citetrain.train.pkgmodel import resolve_model_path
-
-    from citetrain.io.writers import restore_old_dir
 
     done = plan.run_dir / "quickstart_train.json"
     restore_old_dir(plan.run_dir / "final")

@@ -186,9 +186,8 @@ def cross_field_errors(r: Recipe) -> list[str]:
 def _crossencoder_errors(r: Recipe) -> list[str]:
     """Rules of ``kind: crossencoder`` (a sequence-pair classifier trained on labelled pairs)."""
     if r.kind != "crossencoder":
-        return ([f"{key} is for kind crossencoder" for key, unset in (
-            ("data.labelled", r.data.labelled is None), ("data.hint", r.data.hint == "none"))
-            if not unset])
+        return ((["data.labelled is for kind crossencoder"] if r.data.labelled is not None else [])
+                + (["data.hint is for kind crossencoder"] if r.data.hint != "none" else []))
     errs = []
     if not r.data.labelled and not (Path(r.data.dataset) / "dataset_dict.json").is_file():
         errs.append(f"kind crossencoder needs data.labelled (labelled files) or an existing "
