@@ -17,6 +17,9 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--format", default="auto", help="wice | wice_oracle | attributionbench | expertqa (default auto)")
     p.add_argument("--nli", default="lexical", help="one or more NLI names, comma-separated, "
                    "compared side by side (default lexical)")
+    p.add_argument("--score", choices=["expected", "entail"], default="expected",
+                   help="what is ranked against the labels: expected (P(full) + P(partial)/2 for a "
+                   "three-way model, P(entailment) for others; default) or entail (P(entailment))")
     p.add_argument("--limit", type=int, help="use only the first N labelled pairs")
     p.add_argument("--split", choices=["train", "validation"],
                    help="keep only the pairs that fall in this split by the rule a crossencoder "
@@ -61,7 +64,8 @@ def run(args: argparse.Namespace) -> int:
     table: dict[str, dict[str, float]] = {}
     for name in [n.strip() for n in args.nli.split(",") if n.strip()]:
         engine = make_engine(name, cache=False if args.no_cache else None, progress=not args.no_progress)
-        scores = engine.score([(p.premise, p.hypothesis) for p in pairs])
+        results = engine.results([(p.premise, p.hypothesis) for p in pairs])
+        scores = [r.expected if args.score == "expected" else r.prob for r in results]
         table[engine.name] = meta_evaluate(scores, labels, groups)
     rows = list(dict.fromkeys(k for res in table.values() for k, v in res.items()
                               if isinstance(v, (int, float))))
@@ -71,14 +75,14 @@ def run(args: argparse.Namespace) -> int:
         f" [{args.split} split, fraction {args.split_fraction}, seed {args.split_seed}]"
         if args.split else "")
     print(f"{len(pairs)} labelled pairs from {where}  "
-          f"(full {labels.count(2)}, partial {labels.count(1)}, no {labels.count(0)})")
+          f"(full {labels.count(2)}, partial {labels.count(1)}, no {labels.count(0)}); score: {args.score}")
     print(f"{'measure':<{width}}  " + "  ".join(f"{c:>{max(10, len(c))}}" for c in cols))
     for r in rows:
         print(f"{r:<{width}}  " + "  ".join(f"{_fmt(table[c].get(r)):>{max(10, len(c))}}" for c in cols))
     if args.out:
         out = Path(args.out) / "meta_eval.json"
         report = {"input": source if isinstance(source, str) else list(source),
-                  "split": args.split, "n": len(pairs), "results": table}
+                  "split": args.split, "score": args.score, "n": len(pairs), "results": table}
         atomic_write_text(out, json.dumps(report, indent=2, default=str) + "\n")
         print(f"\nwrote {out}")
     return 0

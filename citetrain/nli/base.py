@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Protocol, Sequence, runtime_checkable
+from typing import Any, Protocol, Sequence, runtime_checkable
 
 Pair = tuple[str, str]  # (premise, hypothesis)
 
@@ -17,6 +17,18 @@ class NLIResult:
     prob: float
     label: bool
     support: tuple[float, float, float] | None = None
+
+    @property
+    def expected(self) -> float:
+        """:func:`expected_support` of a three-way result; ``prob`` for a two-way one."""
+        return self.prob if self.support is None else expected_support(*self.support[:2])
+
+
+def expected_support(full: Any, partial: Any) -> Any:
+    """``P(full) + ½·P(partial)``: the expected support level on a 0-1 scale (no 0, partial ½,
+    full 1), the score that ranks pairs against three-way human labels; for a two-way model
+    (``partial`` 0) it is P(full). Floats or arrays."""
+    return full + 0.5 * partial
 
 
 @runtime_checkable

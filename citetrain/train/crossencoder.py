@@ -5,11 +5,12 @@ Three labels, the :mod:`citetrain.io.labelled` convention: 0 ``not_supported``,
 and 2). Pairs are tokenized as ``(premise, hypothesis)`` with ``truncation="only_first"``: the
 passage is cut, never the statement. Full fine-tuning, or LoRA (peft ``SEQ_CLS``, merged into the
 saved model). Each evaluation scores the validation split with
-:func:`citetrain.metrics.meta.meta_evaluate` on **score = P(supported)** — the probability that
-the ``classifier:`` NLI backend returns for this model, so in-loop figures and ``citetrain
-meta-eval`` agree — and the best checkpoint is kept by ``roc_auc`` (binary ROC-AUC, or the mean of
-the one-vs-one ROC-AUCs when the validation set has partial labels) unless ``eval.best_metric``
-names another measure; in-loop evaluation reads ``eval.subset`` validation pairs (a seeded
+:func:`citetrain.metrics.meta.meta_evaluate` on **score = P(supported) + ½·P(partially_supported)**
+(:func:`citetrain.nli.base.expected_support`, P(supported) for a two-way head) — the score
+``citetrain meta-eval`` ranks for this model by default, so in-loop figures and meta-eval agree —
+and the best checkpoint is kept by ``roc_auc`` (binary ROC-AUC, or the mean of the one-vs-one
+ROC-AUCs when the validation set has partial labels) unless ``eval.best_metric`` names another
+measure; in-loop evaluation reads ``eval.subset`` validation pairs (a seeded
 sample; ``citetrain meta-eval --split validation`` measures the whole split).
 
 A premise too long for ``data.max_length`` is, with ``data.premise: select`` (the default), cut
@@ -146,11 +147,13 @@ def load_classifier(recipe: Recipe, base: str, id2label: dict[int, str] | None =
 
 
 def metrics_fn(groups: list[str], id2label: dict[int, str] | None = None):
-    """``compute_metrics`` for the Trainer: meta-evaluation of P(supported) on validation
-    (labels read back as support levels 0/1/2 for a two-way head)."""
+    """``compute_metrics`` for the Trainer: meta-evaluation of the expected support level
+    (P(supported) + ½·P(partially_supported)) on validation (labels read back as support levels
+    0/1/2 for a two-way head)."""
     import numpy as np
 
     from citetrain.metrics.meta import meta_evaluate
+    from citetrain.nli.base import expected_support
 
     def compute(pred: Any) -> dict[str, float]:
         logits = pred.predictions[0] if isinstance(pred.predictions, tuple) else pred.predictions
@@ -160,8 +163,10 @@ def metrics_fn(groups: list[str], id2label: dict[int, str] | None = None):
         labels = np.asarray(pred.label_ids).tolist()
         names = id2label or ID2LABEL
         levels = [LABEL2ID[names[v]] for v in labels]
-        res = meta_evaluate(probs[:, {v: k for k, v in names.items()}["supported"]].tolist(),
-                            levels, groups[: len(labels)])
+        column = {v: k for k, v in names.items()}
+        partial = probs[:, column["partially_supported"]] if "partially_supported" in column else 0.0
+        score = expected_support(probs[:, column["supported"]], partial)
+        res = meta_evaluate(score.tolist(), levels, groups[: len(labels)])
         out = {k: float(v) for k, v in res.items() if isinstance(v, (int, float))}
         out["roc_auc"] = out.get("roc_auc", out.get("roc_auc_mean", float("nan")))
         out["accuracy"] = float((probs.argmax(-1) == np.asarray(labels)).mean())
@@ -254,7 +259,7 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         "evals": [h for h in trainer.state.log_history if "eval_loss" in h],
         "best_checkpoint": trainer.state.best_model_checkpoint,
         "best_metric": trainer.state.best_metric,
-        "score": "P(supported)", "train_pairs": len(train_set),
+        "score": "P(supported) + P(partially_supported)/2", "train_pairs": len(train_set),
         "validation_pairs": len(eval_set) if eval_set is not None else 0,
         "parameters": sum(p.numel() for p in trainer.model.parameters()),
         "seconds": round(time.time() - start, 1)}

@@ -47,3 +47,38 @@ def test_meta_eval_reads_several_files_as_one_set(shared_data, capsys):
     assert main(["meta-eval", *files, "--format", "expertqa", "--nli", "lexical", "--limit", "50",
                  "--no-progress"]) == 0
     assert "50 labelled pairs" in capsys.readouterr().out
+
+
+def test_meta_eval_ranks_expected_support_of_a_three_way_model(tmp_path, capsys, monkeypatch):
+    """Default ``--score expected``: P(full) + P(partial)/2; ``--score entail``: P(full).
+    By hand: full (.5, .1) -> .55, partial (.1, .8) -> .50, no (.3, .0) -> .30 rank all three
+    pairs of classes right (mean 1.0); P(full) .5 / .1 / .3 puts partial under no (mean 2/3)."""
+    import json
+
+    import citetrain.nli.registry as registry
+    from citetrain.nli.base import NLIResult
+
+    support = {"f": (0.5, 0.1, 0.4), "p": (0.1, 0.8, 0.1), "n": (0.3, 0.0, 0.7)}
+
+    class Fake:
+        name = "fake"
+
+        def results(self, pairs):
+            return [NLIResult(support[h][0], False, support[h]) for _, h in pairs]
+
+    monkeypatch.setattr(registry, "make_engine", lambda *a, **k: Fake())
+    rows = [{"label": label, "supporting_sentences": [], "claim": claim, "evidence": ["e"],
+             "meta": {"id": claim}} for claim, label in
+            (("f", "supported"), ("p", "partially_supported"), ("n", "not_supported"))]
+    path = tmp_path / "wice.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    means = {}
+    for score in ("expected", "entail"):
+        out = tmp_path / score
+        assert main(["meta-eval", str(path), "--nli", "fake", "--score", score, "--out", str(out),
+                     "--no-progress"]) == 0
+        assert f"score: {score}" in capsys.readouterr().out
+        report = json.loads((out / "meta_eval.json").read_text())
+        assert report["score"] == score
+        means[score] = report["results"]["fake"]["roc_auc_mean"]
+    assert means["expected"] == 1.0 and abs(means["entail"] - 2 / 3) < 1e-12

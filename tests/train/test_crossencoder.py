@@ -197,6 +197,25 @@ def test_pkg_resolver_finds_the_model_folder(tmp_path, monkeypatch):
         resolve_model_path("pkg:no_such_pkg_xyz")
 
 
+def test_in_loop_score_is_the_expected_support_level():
+    """The in-loop measure ranks P(supported) + P(partial)/2 (by hand: .55 / .50 / .305 for the
+    full / partial / no pair: every pair of classes in order, mean 1.0; P(supported) alone would
+    put the partial pair (.1) under the no pair (.3)); a two-way head ranks P(supported)."""
+    import numpy as np
+    from types import SimpleNamespace
+
+    from citetrain.train.crossencoder import metrics_fn
+
+    probs = np.array([[0.4, 0.1, 0.5], [0.1, 0.8, 0.1], [0.69, 0.01, 0.3]])  # no, partial, full
+    pred = SimpleNamespace(predictions=np.log(probs), label_ids=np.array([2, 1, 0]))
+    out = metrics_fn(["g", "g", "g"])(pred)
+    assert out["roc_auc"] == out["roc_auc_mean"] == 1.0 and out["ps_vs_ns"] == 1.0
+    two = np.log(np.array([[0.2, 0.8], [0.6, 0.4], [0.9, 0.1]]))  # not_supported, supported
+    out = metrics_fn(["a", "b", "c"], {0: "not_supported", 1: "supported"})(
+        SimpleNamespace(predictions=two, label_ids=np.array([1, 0, 1])))
+    assert out["roc_auc"] == 0.5  # .8 > .4 but .1 < .4
+
+
 # --- training ----------------------------------------------------------------------------------
 
 def test_training_writes_a_model_the_classifier_backend_loads(tiny_bert, tmp_path):
@@ -210,7 +229,7 @@ def test_training_writes_a_model_the_classifier_backend_loads(tiny_bert, tmp_pat
     final = Path(summary["final"])
     assert summary["steps"] == 4 and len(summary["evals"]) == 2
     assert all("eval_roc_auc" in h and "eval_spearman" in h for h in summary["evals"])
-    assert summary["best_checkpoint"] and summary["score"] == "P(supported)"
+    assert summary["best_checkpoint"] and summary["score"] == "P(supported) + P(partially_supported)/2"
     cfg = json.loads((final / "config.json").read_text())
     assert cfg["id2label"] == {"0": "not_supported", "1": "partially_supported", "2": "supported"}
     assert json.loads((final / "tokenizer_config.json").read_text())["model_max_length"] == 48
