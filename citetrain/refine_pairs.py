@@ -70,17 +70,17 @@ def pair_refine(records: Sequence[Record], support: SupportFn, *, threshold: flo
 def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_size: int = 32
                   ) -> SupportFn:
     """P(supported) of an in-memory sequence classifier for pairs, read as the ``kind:
-    crossencoder`` training reads them (``(passage, statement)``, the passage cut first; the
-    supporting label found by name as the ``classifier:`` backend finds it). Used in the training
+    crossencoder`` training and the ``classifier:`` backend read them
+    (:func:`~citetrain.nli.classifier.read_pairs`: hint and premise selection from the model's
+    config, then ``(passage, statement)`` with the passage cut first; the supporting label found
+    by name). Used in the training
     loop; a saved model is read through the ``classifier:`` NLI backend
     (:func:`classifier_support`)."""
     import torch
 
-    from citetrain.nli.classifier import label_indices
-    from citetrain.nli.hints import hinted
+    from citetrain.nli.classifier import label_indices, read_pairs
 
     label = label_indices(model.config.id2label)["entailment"]
-    hint = getattr(model.config, "citetrain_hint", None)
 
     def support(pairs: Sequence[Pair]) -> list[float]:
         was_training = model.training
@@ -89,8 +89,10 @@ def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_si
         out: list[float] = []
         with torch.inference_mode():
             for s in range(0, len(pairs), batch_size):
-                part = pairs[s:s + batch_size]
-                enc = tokenizer([p for p, _ in part], hinted(part, hint), padding=True,
+                premises, hyps = read_pairs(pairs[s:s + batch_size], tokenizer, max_length,
+                                            getattr(model.config, "citetrain_premise", None),
+                                            getattr(model.config, "citetrain_hint", None))
+                enc = tokenizer(premises, hyps, padding=True,
                                 truncation="only_first", max_length=max_length,
                                 return_tensors="pt").to(device)
                 logits = model(**enc).logits.float()

@@ -126,6 +126,19 @@ def select_premises(pairs: Sequence[Pair], tokenizer: Any, max_length: int,
             for (p, h), n in zip(pairs, hyp_lengths)]
 
 
+def read_pairs(pairs: Sequence[Pair], tokenizer: Any, max_length: int, premise: str | None,
+               hint: str | None) -> tuple[list[str], list[str]]:
+    """``(premises, statements)`` as a model trained with ``data.premise`` / ``data.hint`` (its
+    config's ``citetrain_premise`` / ``citetrain_hint``) reads them: each statement with its
+    coverage hint, each premise cut to its best-covering sentences under ``select``."""
+    from citetrain.nli.hints import hinted
+
+    hyps = hinted(pairs, hint)
+    if premise == "select":
+        return select_premises(pairs, tokenizer, max_length, hyps), hyps
+    return [p for p, _ in pairs], hyps
+
+
 class ClassifierNLI(HFBackend):
     """Sequence-pair classifier NLI backend (see the module docstring).
 
@@ -166,11 +179,8 @@ class ClassifierNLI(HFBackend):
 
     def _encode(self, pairs: Sequence[Pair]):
         """Token rows and, per row, the pair it belongs to (several rows per long premise)."""
-        from citetrain.nli.hints import hinted
-
-        premises, hyps = [p for p, _ in pairs], hinted(pairs, self.hint)
+        premises, hyps = read_pairs(pairs, self.tokenizer, self.max_length, self.premise, self.hint)
         if self.premise == "select":
-            premises = self.select(pairs, hyps)
             enc = self.tokenizer(premises, hyps, padding=True, truncation="only_first",
                                  max_length=self.max_length, return_tensors="pt")
             return enc, list(range(len(pairs)))

@@ -92,15 +92,11 @@ def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
     reduced to its best-covering sentences with ``premise="select"``), the hypothesis read with
     its coverage hint (:mod:`citetrain.nli.hints`); pairs whose statement alone does not fit are
     dropped and counted; returns (tokens, groups)."""
-    from citetrain.nli.classifier import select_premises
-    from citetrain.nli.hints import hinted
+    from citetrain.nli.classifier import read_pairs
 
     def enc(batch: dict[str, list]) -> dict[str, list]:
-        premises = batch["premise"]
-        pairs = list(zip(premises, batch["hypothesis"]))
-        hyps = hinted(pairs, hint)
-        if premise == "select":
-            premises = select_premises(pairs, tokenizer, max_length, hyps)
+        premises, hyps = read_pairs(list(zip(batch["premise"], batch["hypothesis"])), tokenizer,
+                                    max_length, premise, hint)
         out = tokenizer(premises, hyps, truncation="only_first", max_length=max_length)
         out["labels"] = ([label_map[v] for v in batch["label"]] if label_map
                          else batch["label"])

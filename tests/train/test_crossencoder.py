@@ -371,6 +371,35 @@ def test_a_hint_trained_model_is_read_with_its_hint(tiny_bert, tmp_path):
                            torch.tensor(in_memory))
 
 
+def test_the_in_memory_reader_selects_long_premises_as_the_backend_does(tiny_bert, tmp_path):
+    """A ``premise: select`` model read by the pair refiner's in-memory reader is fed the
+    best-covering sentences of a long page, the text the ``classifier:`` backend feeds it."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from citetrain.nli.classifier import read_pairs
+    from citetrain.refine_pairs import model_support
+
+    model = AutoModelForSequenceClassification.from_pretrained(
+        tiny_bert, num_labels=3, ignore_mismatched_sizes=True,
+        id2label={0: "not_supported", 1: "partially_supported", 2: "supported"})
+    model.config.citetrain_premise, model.config.citetrain_hint = "select", "uncovered"
+    tok = AutoTokenizer.from_pretrained(tiny_bert)
+    fed: list = []
+
+    def recording(*args, **kwargs):
+        if kwargs.get("padding"):
+            fed.append(args)
+        return tok(*args, **kwargs)
+
+    recording.num_special_tokens_to_add = tok.num_special_tokens_to_add
+    filler = " ".join(f"w{i % 6} w{(i + 1) % 6} ." for i in range(30))
+    pairs = [(filler + " w9 w10 w11 .", "it says w10 w12")]
+    model_support(model, recording, max_length=24)(pairs)
+    (premises, hyps), = fed
+    assert (list(premises), list(hyps)) == read_pairs(pairs, tok, 24, "select", "uncovered")
+    assert "w10" in premises[0] and hyps[0] == "it says w10 w12 | not in the passage: says w12"
+
+
 def wice_token_rows(n: int) -> list[dict]:
     """WiCE ``non_supported_tokens`` rows: sentence 1 supports ``wA``, ``wB`` is unsupported."""
     return [{"claim": f"Claim {i} has w1 and w{i % 12} -x .", "label": "partially_supported",
