@@ -2,7 +2,7 @@
 computed on the whole premise, read the same way in training and by the classifier backend."""
 import pytest
 
-from citetrain.nli.hints import SEPARATOR, coverage, coverage_level, hinted, uncovered_words
+from citetrain.nli.hints import SEPARATOR, hinted, uncovered_words
 
 
 def test_uncovered_words_by_hand():
@@ -19,24 +19,8 @@ def test_hinted_modes():
     assert hinted(pairs, "none") == hinted(pairs, None) == ["The cat sat.", "A dog sat."]
     assert hinted(pairs, "uncovered") == ["The cat sat." + SEPARATOR + "none",
                                           "A dog sat." + SEPARATOR + "dog"]
-    assert hinted(pairs, "coverage") == ["The cat sat. | covered: all" + SEPARATOR + "none",
-                                         "A dog sat. | covered: half" + SEPARATOR + "dog"]
-    with pytest.raises(ValueError, match="hint must be one of none, uncovered, coverage"):
+    with pytest.raises(ValueError, match="hint must be one of none, uncovered"):
         hinted(pairs, "all")
-
-
-def test_coverage_is_the_lexical_recall_bucketed():
-    """By hand: the statement's distinct content keys are cat, sat, red, mat, 1998, 1999; the
-    premise has cat, sat, mat, 1999: recall 4/6 -> "half"; the bounds are inclusive."""
-    from citetrain.nli.lexical import LexicalNLI
-
-    premise, statement = "The cat sat on mats in 1999.", "The cats sat on red mats in 1998 and 1999."
-    missing, recall = coverage(premise, statement)
-    assert missing == ["red", "1998"] and recall == 4 / 6
-    assert LexicalNLI().predict([(premise, statement)])[0].prob == recall
-    assert coverage("x", "the of") == ([], 1.0)  # no content words: nothing is missing
-    assert [coverage_level(r) for r in (1.0, 0.99, 0.75, 0.74, 0.5, 0.49, 0.01, 0.0)] == \
-        ["all", "most", "most", "half", "half", "some", "some", "none"]
 
 
 def test_hint_counts_the_whole_premise_not_the_selected_part(tmp_path):
