@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citetrain.config import ConfigError, apply_overrides, load_yaml, validate
 from citetrain.metrics.registry import METRICS
+from citetrain.nli.hints import HINT_MODES
 
 
 class _Section(BaseModel):
@@ -74,7 +75,7 @@ class DataSection(_Section):
     validation_fraction: float = Field(default=0.3, gt=0.0, lt=1.0)
     split_seed: int = 0
     premise: Literal["select", "cut"] = "select"  # crossencoder: long premises, see nli.classifier
-    hint: Literal["none", "uncovered"] = "none"  # crossencoder: coverage hint, see nli.hints
+    hint: Literal[HINT_MODES] = "none"  # crossencoder: coverage hint, see nli.hints
 
 
 class TrainSection(_Section):
