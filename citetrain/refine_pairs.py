@@ -73,14 +73,15 @@ def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_si
     crossencoder`` training and the ``classifier:`` backend read them
     (:func:`~citetrain.nli.classifier.read_pairs`: hint and premise selection from the model's
     config, then ``(passage, statement)`` with the passage cut first; the supporting label found
-    by name). Used in the training
-    loop; a saved model is read through the ``classifier:`` NLI backend
-    (:func:`classifier_support`)."""
+    by name). Used in the training loop; a saved model is read through the ``classifier:`` NLI
+    backend (:func:`classifier_support`)."""
     import torch
 
     from citetrain.nli.classifier import label_indices, read_pairs
 
     label = label_indices(model.config.id2label)["entailment"]
+    premise = getattr(model.config, "citetrain_premise", None)
+    hint = getattr(model.config, "citetrain_hint", None)
 
     def support(pairs: Sequence[Pair]) -> list[float]:
         was_training = model.training
@@ -90,8 +91,7 @@ def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_si
         with torch.inference_mode():
             for s in range(0, len(pairs), batch_size):
                 premises, hyps = read_pairs(pairs[s:s + batch_size], tokenizer, max_length,
-                                            getattr(model.config, "citetrain_premise", None),
-                                            getattr(model.config, "citetrain_hint", None))
+                                            premise, hint)
                 enc = tokenizer(premises, hyps, padding=True,
                                 truncation="only_first", max_length=max_length,
                                 return_tensors="pt").to(device)

@@ -173,10 +173,6 @@ class ClassifierNLI(HFBackend):
         """Nothing is cut when premises are read in windows."""
         return [False] * len(pairs) if self.windows else super().truncates(pairs)
 
-    def select(self, pairs: Sequence[Pair], read_as: Sequence[str] | None = None) -> list[str]:
-        """Each premise cut down to its best-covering sentences where the pair is too long."""
-        return select_premises(pairs, self.tokenizer, self.max_length, read_as)
-
     def _encode(self, pairs: Sequence[Pair]):
         """Token rows and, per row, the pair it belongs to (several rows per long premise)."""
         premises, hyps = read_pairs(pairs, self.tokenizer, self.max_length, self.premise, self.hint)

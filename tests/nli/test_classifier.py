@@ -6,7 +6,7 @@ import torch
 
 from citetrain.errors import CitetrainError
 from citetrain.nli.base import NLIBackend
-from citetrain.nli.classifier import ClassifierNLI, label_indices
+from citetrain.nli.classifier import ClassifierNLI, label_indices, read_pairs
 from citetrain.nli.hf import fingerprint
 from tests.nli.tiny_models import build_bert_classifier
 
@@ -147,7 +147,8 @@ def test_premise_select_reads_the_best_sentences(models, tmp_path):
     long = ("the dog sat on a mat . " * 12) + "a cat is on the mat ."
     sel = ClassifierNLI(str(models["three"]), device="cpu", max_length=24, premise="select")
     assert sel.revision == fingerprint(models["three"]) + "+len24+sel" and not sel.windows
-    (kept,) = sel.select([(long, "a cat is on the mat")])
+    (kept,), _ = read_pairs([(long, "a cat is on the mat")], sel.tokenizer, sel.max_length,
+                            sel.premise, sel.hint)
     assert "cat" in kept and len(kept.split()) < len(long.split())
     (res,) = sel.predict([(long, "a cat is on the mat")])
     (ref,) = sel.predict([(kept, "a cat is on the mat")])
