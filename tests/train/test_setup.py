@@ -1,0 +1,41 @@
+"""citetrain.train.setup: the dtype the weights are loaded in."""
+import pytest
+import torch
+
+from citetrain.train import setup as S
+from citetrain.train.recipe import validate_recipe
+
+BASE = {"name": "t", "kind": "refiner", "model": {"tiny": {}}, "data": {"dataset": "d"},
+        "train": {"output_dir": "o", "use_cpu": False}}
+
+
+def recipe(method: str, **model):
+    data = {**BASE, "method": method, "model": {**BASE["model"], **model}}
+    if method == "full":
+        data["lora"] = {"enabled": False}
+    if method == "qlora":
+        data["quantization"] = {"load_in_4bit": True}
+    return validate_recipe(data)
+
+
+@pytest.fixture
+def bf16_gpu(monkeypatch):
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "is_bf16_supported", lambda *a, **k: True)
+
+
+@pytest.mark.parametrize("method, want", [
+    ("full", torch.float32),  # trained weights: AdamW's small steps would round away in bf16
+    ("lora", torch.bfloat16),  # a frozen base; peft keeps the adapters in fp32
+    ("qlora", torch.bfloat16),
+])
+def test_auto_dtype_on_a_bf16_gpu_keeps_fully_trained_weights_fp32(bf16_gpu, method, want):
+    assert S.torch_dtype(recipe(method)) == want
+
+
+def test_an_explicit_dtype_is_kept_and_cpu_is_fp32(bf16_gpu):
+    assert S.torch_dtype(recipe("full", dtype="bf16")) == torch.bfloat16
+    assert S.torch_dtype(recipe("lora", dtype="fp32")) == torch.float32
+    cpu = recipe("lora")
+    cpu.train.use_cpu = True
+    assert S.torch_dtype(cpu) == torch.float32
