@@ -184,6 +184,18 @@ def peft_config(recipe: Recipe):
                       task_type="CAUSAL_LM")
 
 
+def _checkpointing_arg() -> str:
+    """``activation_checkpointing`` where the installed ``TrainingArguments`` has it (newer
+    transformers 5 releases, whose ``gradient_checkpointing`` is a deprecated alias that warns on
+    every run), else ``gradient_checkpointing``."""
+    from dataclasses import fields
+
+    from transformers import TrainingArguments
+
+    names = {f.name for f in fields(TrainingArguments)}
+    return "activation_checkpointing" if "activation_checkpointing" in names else "gradient_checkpointing"
+
+
 def trainer_kwargs(recipe: Recipe, has_eval: bool, *, eval_batch_size: int) -> dict[str, Any]:
     """The ``TrainingArguments`` every run shares (SFT and cross-encoder): schedule, batch sizes,
     checkpoints, precision (bf16 where the GPU has it), in-loop evaluation, trackers, warmup."""
@@ -200,7 +212,7 @@ def trainer_kwargs(recipe: Recipe, has_eval: bool, *, eval_batch_size: int) -> d
         lr_scheduler_type=t.scheduler, weight_decay=t.weight_decay, seed=t.seed,
         data_seed=t.seed, logging_steps=t.logging_steps, save_strategy="steps",
         save_steps=t.save_steps, save_total_limit=t.save_total_limit, bf16=bf16, use_cpu=t.use_cpu,
-        gradient_checkpointing=recipe.model.gradient_checkpointing,
+        **{_checkpointing_arg(): recipe.model.gradient_checkpointing},
         eval_strategy="steps" if evaluate else "no", eval_steps=e.steps if evaluate else None,
         report_to=recipe.logging.report_to, run_name=recipe.logging.run_name or recipe.name,
         ddp_find_unused_parameters=False, disable_tqdm=False)

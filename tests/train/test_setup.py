@@ -39,3 +39,13 @@ def test_an_explicit_dtype_is_kept_and_cpu_is_fp32(bf16_gpu):
     cpu = recipe("lora")
     cpu.train.use_cpu = True
     assert S.torch_dtype(cpu) == torch.float32
+
+
+def test_training_arguments_take_the_checkpointing_flag_without_a_deprecation_warning(recwarn):
+    from transformers import TrainingArguments
+
+    r = recipe("lora", gradient_checkpointing=True)
+    r.train.use_cpu = True
+    args = TrainingArguments(**S.trainer_kwargs(r, False, eval_batch_size=4))
+    assert args.gradient_checkpointing is True
+    assert not [w for w in recwarn if "gradient_checkpointing" in str(w.message)]
