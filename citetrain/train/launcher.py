@@ -62,6 +62,14 @@ def launch_env(recipe: Recipe, environ: Mapping[str, str] | None = None) -> dict
     return env
 
 
+def _default_config_exists() -> bool:
+    """Whether ``accelerate config`` has written a default config file that ``accelerate launch``
+    reads when no ``--config_file`` is given."""
+    from accelerate.commands.config import default_config_file
+
+    return os.path.isfile(default_config_file)
+
+
 def launch_command(recipe: Recipe, recipe_path: str, overrides: list[str],
                    environ: Mapping[str, str] | None = None) -> tuple[list[str], dict[str, str]]:
     """``(argv, extra_env)`` that start ``python -m citetrain.train`` under accelerate."""
@@ -70,6 +78,10 @@ def launch_command(recipe: Recipe, recipe_path: str, overrides: list[str],
     if ln.config_file:
         argv += ["--config_file", ln.config_file]
     argv += ["--num_processes", str(ln.num_processes), "--num_machines", str(ln.num_machines)]
+    if not ln.config_file and not _default_config_exists():
+        # what accelerate uses anyway with no config file, said explicitly: it then prints no
+        # four-line "values were not passed" notice (with a config file, its values stay in force)
+        argv += ["--mixed_precision", "no", "--dynamo_backend", "no"]
     if uses_multi_gpu_flag(recipe):
         argv.append("--multi_gpu")
     argv += ["-m", "citetrain.train", str(recipe_path)]

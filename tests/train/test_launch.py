@@ -40,18 +40,47 @@ def command(tmp_path, launch=None, overrides=(), environ=None):
     return launch_command(recipe, str(path), list(overrides), environ={} if environ is None else environ), str(path)
 
 
-def test_one_process_without_config(tmp_path):
+NO_NOTICE = ["--mixed_precision", "no", "--dynamo_backend", "no"]
+
+
+@pytest.fixture
+def no_default_config(monkeypatch):
+    monkeypatch.setattr("citetrain.train.launcher._default_config_exists", lambda: False)
+
+
+def test_one_process_without_config(tmp_path, no_default_config):
     (argv, env), path = command(tmp_path)
     assert argv == ["accelerate", "launch", "--num_processes", "1", "--num_machines", "1",
-                    "-m", "citetrain.train", path]
+                    *NO_NOTICE, "-m", "citetrain.train", path]
     assert env == {}
 
 
-def test_several_processes_without_config_use_multi_gpu_and_one_thread(tmp_path):
+def test_several_processes_without_config_use_multi_gpu_and_one_thread(tmp_path, no_default_config):
     (argv, env), path = command(tmp_path, {"num_processes": 2})
     assert argv == ["accelerate", "launch", "--num_processes", "2", "--num_machines", "1",
-                    "--multi_gpu", "-m", "citetrain.train", path]
+                    *NO_NOTICE, "--multi_gpu", "-m", "citetrain.train", path]
     assert env == {"OMP_NUM_THREADS": "1"}
+
+
+def test_accelerates_own_default_config_keeps_its_precision(tmp_path, monkeypatch):
+    """With a default config from ``accelerate config``, its values stay in force: no flags."""
+    monkeypatch.setattr("citetrain.train.launcher._default_config_exists", lambda: True)
+    (argv, _), path = command(tmp_path)
+    assert argv == ["accelerate", "launch", "--num_processes", "1", "--num_machines", "1",
+                    "-m", "citetrain.train", path]
+
+
+def test_accelerate_parses_the_command_without_its_defaults_notice(tmp_path, no_default_config, caplog):
+    """accelerate's own validation of the command (what ``accelerate launch`` runs before
+    starting processes) prints no "values were not passed" notice."""
+    from accelerate.commands.launch import _validate_launch_command, launch_command_parser
+
+    (argv, _), _ = command(tmp_path)
+    args = launch_command_parser().parse_args(argv[2:])
+    with caplog.at_level("WARNING"):
+        _validate_launch_command(args)
+    assert args.mixed_precision == "no" and args.dynamo_backend.lower() == "no"
+    assert "were not passed" not in caplog.text
 
 
 def test_config_file_leaves_the_distributed_type_to_it(tmp_path):
