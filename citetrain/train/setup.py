@@ -128,10 +128,14 @@ def torch_dtype(recipe: Recipe):
 
     if recipe.model.dtype != "auto":
         return {"bf16": torch.bfloat16, "fp16": torch.float16, "fp32": torch.float32}[recipe.model.dtype]
-    if (recipe.method != "full" and torch.cuda.is_available() and torch.cuda.is_bf16_supported()
-            and not recipe.train.use_cpu):
-        return torch.bfloat16
-    return torch.float32
+    return torch.bfloat16 if recipe.method != "full" and bf16_gpu(recipe) else torch.float32
+
+
+def bf16_gpu(recipe: Recipe) -> bool:
+    """The run trains on a GPU that has bf16 (``train.use_cpu`` off)."""
+    import torch
+
+    return torch.cuda.is_available() and torch.cuda.is_bf16_supported() and not recipe.train.use_cpu
 
 
 def load_model(recipe: Recipe, path: str, local_rank: int):
@@ -199,11 +203,8 @@ def _checkpointing_arg() -> str:
 def trainer_kwargs(recipe: Recipe, has_eval: bool, *, eval_batch_size: int) -> dict[str, Any]:
     """The ``TrainingArguments`` every run shares (SFT and cross-encoder): schedule, batch sizes,
     checkpoints, precision (bf16 where the GPU has it), in-loop evaluation, trackers, warmup."""
-    import torch
-
     t, e = recipe.train, recipe.eval
-    bf16 = (torch.cuda.is_available() and torch.cuda.is_bf16_supported() and not t.use_cpu
-            if t.bf16 == "auto" else bool(t.bf16))
+    bf16 = bf16_gpu(recipe) if t.bf16 == "auto" else bool(t.bf16)
     evaluate = has_eval and e.enabled
     kwargs: dict[str, Any] = dict(
         output_dir=t.output_dir, max_steps=t.max_steps, num_train_epochs=t.epochs,
