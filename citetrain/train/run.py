@@ -72,9 +72,28 @@ def check_completion_mask(dataset: Any, eos_id: int, n: int = 32) -> None:
                                  "the completion mask (completion cut by data.max_length?)")
 
 
+def thread_notice(recipe: Recipe) -> str | None:
+    """On a CPU run, the notice of :func:`citetrain.train.threads.one_thread_warning` for this
+    process (printed once per machine by :func:`train`)."""
+    import os
+
+    import torch
+
+    from citetrain.train.threads import one_thread_warning
+
+    if torch.cuda.is_available() and not recipe.train.use_cpu:
+        return None
+    return one_thread_warning(torch.get_num_threads(), int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
+
+
 def train(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, Any]:
     """Run the recipe; returns a summary (final loss, in-loop scores, output folders).
     ``extra_callbacks``: more ``TrainerCallback``s (tests use one to stop a run early)."""
+    import os
+
+    notice = thread_notice(recipe)
+    if notice and os.environ.get("LOCAL_RANK", "0") == "0":
+        print(notice, flush=True)
     if recipe.kind == "crossencoder":
         from citetrain.train.crossencoder import train_crossencoder
 

@@ -26,6 +26,7 @@ def _clean_env(monkeypatch):
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     # no accelerate default config: the launcher passes accelerate's defaults explicitly
     monkeypatch.setattr("citetrain.train.launcher._default_config_exists", lambda: False)
+    monkeypatch.setattr("citetrain.train.threads.cpu_cores", lambda: 2)  # the machine's cores
     real_which = shutil.which
     monkeypatch.setattr(shutil, "which", lambda name, *a, **k: "/bin/accelerate" if name == "accelerate"
                         else real_which(name, *a, **k))
@@ -46,20 +47,22 @@ def dry_run(capsys, *argv: str) -> str:
 def test_dry_run_single_process(tmp_path, capsys):
     r = write_recipe(tmp_path)
     assert dry_run(capsys, r) == shlex.join(
-        ["accelerate", "launch", "--num_processes", "1", "--num_machines", "1", *NO_NOTICE, "-m", "citetrain.train", r])
+        ["accelerate", "launch", "--num_processes", "1", "--num_machines", "1", *NO_NOTICE,
+         "--num_cpu_threads_per_process", "2", "-m", "citetrain.train", r])
 
 
 def test_dry_run_two_processes_sets_threads_and_multi_gpu(tmp_path, capsys):
     r = write_recipe(tmp_path, {"num_processes": 2})
     assert dry_run(capsys, r) == ("OMP_NUM_THREADS=1 accelerate launch --num_processes 2 --num_machines 1 "
-                                  f"--mixed_precision no --dynamo_backend no --multi_gpu -m citetrain.train {shlex.quote(r)}")
+                                  f"--mixed_precision no --dynamo_backend no --num_cpu_threads_per_process 1 "
+                                  f"--multi_gpu -m citetrain.train {shlex.quote(r)}")
 
 
 def test_dry_run_config_file_and_env(tmp_path, capsys):
     r = write_recipe(tmp_path, {"config_file": ZERO3, "num_processes": 8, "env": {"NCCL_DEBUG": "WARN x"}})
     assert dry_run(capsys, r) == (f"NCCL_DEBUG='WARN x' OMP_NUM_THREADS=1 accelerate launch --config_file "
                                   f"{shlex.quote(ZERO3)} --num_processes 8 --num_machines 1 "
-                                  f"-m citetrain.train {shlex.quote(r)}")
+                                  f"--num_cpu_threads_per_process 1 -m citetrain.train {shlex.quote(r)}")
 
 
 def test_dry_run_multi_gpu_false_and_existing_threads(tmp_path, capsys, monkeypatch):
@@ -73,15 +76,16 @@ def test_overrides_change_the_launch_and_are_forwarded(tmp_path, capsys):
     r = write_recipe(tmp_path)
     out = dry_run(capsys, r, "--set", "launch.num_processes=2", "--set", "train.max_steps=4")
     assert out == ("OMP_NUM_THREADS=1 accelerate launch --num_processes 2 --num_machines 1 "
-                   "--mixed_precision no --dynamo_backend no --multi_gpu "
-                   f"-m citetrain.train {shlex.quote(r)} --set launch.num_processes=2 --set train.max_steps=4")
+                   "--mixed_precision no --dynamo_backend no --num_cpu_threads_per_process 1 "
+                   f"--multi_gpu -m citetrain.train {shlex.quote(r)} --set launch.num_processes=2 --set train.max_steps=4")
 
 
 def test_falls_back_to_python_module_without_the_cli(tmp_path, capsys, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda *a, **k: None)
     r = write_recipe(tmp_path)
     assert dry_run(capsys, r) == shlex.join([sys.executable, "-m", "accelerate.commands.launch", "--num_processes",
-                                             "1", "--num_machines", "1", *NO_NOTICE, "-m", "citetrain.train", r])
+                                             "1", "--num_machines", "1", *NO_NOTICE,
+                                             "--num_cpu_threads_per_process", "2", "-m", "citetrain.train", r])
 
 
 def test_dry_run_and_emit_shell_exclude_each_other(tmp_path):
@@ -103,10 +107,11 @@ def test_train_runs_accelerate_and_returns_its_exit_code(tmp_path, monkeypatch, 
     r = write_recipe(tmp_path, {"num_processes": 2}, data={"dataset": str(tmp_path / "ds")})
     assert main(["train", r, "--set", "train.max_steps=1"]) == 7
     assert capfd.readouterr().out.strip() == (f"ran OMP=1 launch --quiet --num_processes 2 --num_machines 1 "
-                                              f"--mixed_precision no --dynamo_backend no --multi_gpu -m citetrain.train {r} --set train.max_steps=1")
+                                              f"--mixed_precision no --dynamo_backend no --num_cpu_threads_per_process 1 "
+                                                  f"--multi_gpu -m citetrain.train {r} --set train.max_steps=1")
     assert main(["--debug", "train", r]) == 7  # --debug keeps the launcher's traceback
     assert capfd.readouterr().out.strip() == (f"ran OMP=1 launch --num_processes 2 --num_machines 1 "
-                                              f"--mixed_precision no --dynamo_backend no --multi_gpu -m citetrain.train {r}")
+                                              f"--mixed_precision no --dynamo_backend no --num_cpu_threads_per_process 1 --multi_gpu -m citetrain.train {r}")
     missing = write_recipe(tmp_path, {"num_processes": 2}, data={"dataset": str(tmp_path / "nope")})
     assert main(["train", missing]) == 2  # found before launching: accelerate does not run
     out, err = capfd.readouterr()

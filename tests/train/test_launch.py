@@ -43,6 +43,12 @@ def command(tmp_path, launch=None, overrides=(), environ=None):
 NO_NOTICE = ["--mixed_precision", "no", "--dynamo_backend", "no"]
 
 
+@pytest.fixture(autouse=True)
+def two_cores(monkeypatch):
+    """The launcher's commands as on a 2-core machine, whatever this host has."""
+    monkeypatch.setattr("citetrain.train.threads.cpu_cores", lambda: 2)
+
+
 @pytest.fixture
 def no_default_config(monkeypatch):
     monkeypatch.setattr("citetrain.train.launcher._default_config_exists", lambda: False)
@@ -51,14 +57,15 @@ def no_default_config(monkeypatch):
 def test_one_process_without_config(tmp_path, no_default_config):
     (argv, env), path = command(tmp_path)
     assert argv == ["accelerate", "launch", "--num_processes", "1", "--num_machines", "1",
-                    *NO_NOTICE, "-m", "citetrain.train", path]
+                    *NO_NOTICE, "--num_cpu_threads_per_process", "2", "-m", "citetrain.train", path]
     assert env == {}
 
 
 def test_several_processes_without_config_use_multi_gpu_and_one_thread(tmp_path, no_default_config):
     (argv, env), path = command(tmp_path, {"num_processes": 2})
     assert argv == ["accelerate", "launch", "--num_processes", "2", "--num_machines", "1",
-                    *NO_NOTICE, "--multi_gpu", "-m", "citetrain.train", path]
+                    *NO_NOTICE, "--num_cpu_threads_per_process", "1", "--multi_gpu", "-m",
+                    "citetrain.train", path]
     assert env == {"OMP_NUM_THREADS": "1"}
 
 
@@ -67,7 +74,7 @@ def test_accelerates_own_default_config_keeps_its_precision(tmp_path, monkeypatc
     monkeypatch.setattr("citetrain.train.launcher._default_config_exists", lambda: True)
     (argv, _), path = command(tmp_path)
     assert argv == ["accelerate", "launch", "--num_processes", "1", "--num_machines", "1",
-                    "-m", "citetrain.train", path]
+                    "--num_cpu_threads_per_process", "2", "-m", "citetrain.train", path]
 
 
 def test_accelerate_parses_the_command_without_its_defaults_notice(tmp_path, no_default_config, caplog):
@@ -87,7 +94,8 @@ def test_config_file_leaves_the_distributed_type_to_it(tmp_path):
     cfg = str(LAUNCH / "zero3.yaml")
     (argv, env), path = command(tmp_path, {"config_file": cfg, "num_processes": 8})
     assert argv == ["accelerate", "launch", "--config_file", cfg, "--num_processes", "8",
-                    "--num_machines", "1", "-m", "citetrain.train", path]
+                    "--num_machines", "1", "--num_cpu_threads_per_process", "1", "-m",
+                    "citetrain.train", path]
     assert env == {"OMP_NUM_THREADS": "1"}
 
 
@@ -251,3 +259,38 @@ def test_cpu_2proc_config_starts_two_processes(tmp_path):
     assert out.returncode == 0, out.stderr[-2000:]
     found = {p.name: p.read_text() for p in tmp_path.glob("world-*.txt")}
     assert found == {"world-0.txt": "2 0", "world-1.txt": "2 1"}
+
+
+@pytest.mark.parametrize("cores, launch, threads, omp", [
+    (8, {}, "8", None),                                        # one process takes every core
+    (8, {"num_processes": 2}, "4", "4"),                       # two share them
+    (8, {"num_processes": 4, "num_machines": 2}, "4", "4"),    # per machine: 2 processes each
+    (2, {"num_processes": 4}, "1", "1"),                       # never below one
+])
+def test_each_process_gets_its_share_of_the_cores(tmp_path, monkeypatch, cores, launch, threads, omp):
+    monkeypatch.setattr("citetrain.train.threads.cpu_cores", lambda: cores)
+    (argv, env), _ = command(tmp_path, launch)
+    assert argv[argv.index("--num_cpu_threads_per_process") + 1] == threads
+    assert env.get("OMP_NUM_THREADS") == omp
+
+
+def test_a_thread_setting_of_the_user_is_left_to_accelerate(tmp_path):
+    (argv, env), _ = command(tmp_path, {"num_processes": 2}, environ={"OMP_NUM_THREADS": "3"})
+    assert "--num_cpu_threads_per_process" not in argv and env == {}
+    (argv, env), _ = command(tmp_path, {"env": {"OMP_NUM_THREADS": "5"}})
+    assert "--num_cpu_threads_per_process" not in argv and env == {"OMP_NUM_THREADS": "5"}
+
+
+def test_accelerate_hands_the_threads_to_the_process(tmp_path, no_default_config):
+    """What accelerate's simple launcher puts in the process's environment from our argv: without
+    the flag it would be OMP_NUM_THREADS=1 (its default without --cpu)."""
+    from accelerate.commands.launch import (_validate_launch_command, launch_command_parser,
+                                            prepare_simple_launcher_cmd_env)
+
+    (argv, _), _ = command(tmp_path)
+    args, *_ = _validate_launch_command(launch_command_parser().parse_args(argv[2:]))
+    _, env = prepare_simple_launcher_cmd_env(args)
+    assert env["OMP_NUM_THREADS"] == "2"
+    bare = [a for a in argv[2:] if a not in ("--num_cpu_threads_per_process", "2")]
+    args, *_ = _validate_launch_command(launch_command_parser().parse_args(bare))
+    assert prepare_simple_launcher_cmd_env(args)[1]["OMP_NUM_THREADS"] == "1"
