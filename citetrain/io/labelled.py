@@ -171,6 +171,14 @@ def detect_labelled_format(item: dict[str, Any]) -> str | None:
     return None
 
 
+def split_key(pair: Any) -> str:
+    """What a train / validation split of labelled pairs hashes (with
+    :func:`citetrain.builders.sets.split_of`): the pair's statement (or the claim it was derived
+    from, a ``split_text`` in its meta), lower-cased, spaces collapsed."""
+    text = (getattr(pair, "meta", None) or {}).get("split_text") or pair.hypothesis
+    return " ".join(text.lower().split())
+
+
 class LabelledSet(list[LabelledPair]):
     """The pairs read (a list), with what was left out: ``skipped``, ``duplicates``, ``format``."""
 

@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from citetrain.errors import CitetrainError
+from citetrain.io.labelled import split_key as split_key  # moved to io: builders use it too
 
 COLUMNS = ("premise", "hypothesis", "label", "group", "source")
 LABEL_NAMES = {0: "not_supported", 1: "partially_supported", 2: "supported"}
@@ -63,13 +64,6 @@ def parse_source(entry: str) -> tuple[str, str]:
     if sep and fmt in source_formats():
         return fmt, path
     return "auto", entry
-
-
-def split_key(pair: Any) -> str:
-    """What the split hashes: the pair's statement (or the claim it was derived from, a
-    ``split_text`` in its meta), lower-cased, spaces collapsed."""
-    text = (getattr(pair, "meta", None) or {}).get("split_text") or pair.hypothesis
-    return " ".join(text.lower().split())
 
 
 def split_pairs(pairs: Any, fraction: float, seed: int, split: str) -> list[Any]:
