@@ -241,16 +241,19 @@ def analyse(
     exhaustive: bool = False,
     search_all: bool = True,
     weights: Weights = PUBLISHED_WEIGHTS,
+    union_first: bool = False,
 ) -> None:
     """Run every round for ``stmts`` (in place). ``search_all``: search supporting subsets for
     every non-empty statement (builders: gold targets for all); ``False`` only for statements
-    that are neither query nor response context (the metric: fewer calls)."""
+    that are neither query nor response context (the metric: fewer calls). ``union_first``: ask
+    the union of all docs before the docs alone (:class:`SubsetSearch`; the judge's order)."""
     _context_round(stmts, engine)
     todo = [s for s in stmts if not is_empty_statement(s.text)
             and (search_all or s.context is None)]
     _cited_round(todo, engine)
     for s in todo:
-        s.search = SubsetSearch(len(s.docs), max_size, exhaustive)
+        s.search = SubsetSearch(len(s.docs), max_size, exhaustive, union_first=union_first,
+                                cited=tuple(s.valid))
 
     def ask(jobs: list[tuple[int, tuple[int, ...]]]) -> list[NLIResult]:
         return _ask(engine, [(todo[i], q, (join_docs(todo[i].docs, q), todo[i].text))

@@ -17,6 +17,13 @@ Pruned search (the default), one round per step, every round batched across all 
    contains a supporting set already found and any set inside a set known to fail (monotonicity:
    a subset of a failing set fails).
 
+``union_first=True`` (the judge's order, for data where most statements are unsupported) asks the
+union of all docs before step 1: when it does not entail, no subset will (monotonicity), so only
+the statement's ``cited`` docs are asked alone (their partial support decides CiteEval's edits)
+and the search stops — 1 + |cited| calls instead of n + 1; when it entails, the search goes on as
+above (step 2 is then answered already when no doc entails alone). Under a monotone judge the
+subsets, the single-doc decisions of the cited docs and so the edits are the same.
+
 ``exhaustive=True`` asks every subset of size 1..``max_size`` (plus the union of all docs when
 there are more docs than ``max_size``) in one round and keeps the minimal supporting ones. Under a
 monotone judge (S supports ⇒ every superset supports) both give the same subsets; pruning spends
@@ -57,6 +64,8 @@ class SubsetSearch:
     n_docs: int
     max_size: int = 3
     exhaustive: bool = False
+    union_first: bool = False
+    cited: tuple[int, ...] = ()
     single_results: list[NLIResult | None] = field(default_factory=list)
     known: dict[frozenset[int], bool] = field(default_factory=dict)
     union_entails: bool | None = None
@@ -121,6 +130,13 @@ class SubsetSearch:
             if n > max(k, 1):
                 subsets.append(tuple(range(1, n + 1)))
             return subsets
+        if self.union_first and n >= 2:
+            if step == 0:
+                return [tuple(range(1, n + 1))]
+            step -= 1
+            if step == 0 and not self.known[frozenset(range(1, n + 1))]:
+                self.union_entails, self._step = False, -1  # nothing entails: the cited docs alone
+                return [(d,) for d in sorted(set(self.cited)) if 1 <= d <= n]
         if step == 0:
             return [(d,) for d in range(1, n + 1)]
         rest = self.remaining
@@ -128,6 +144,9 @@ class SubsetSearch:
             if len(rest) < 2:  # no union to ask: one remaining doc failed alone, or none remain
                 self.union_entails = False
                 return []
+            if frozenset(rest) in self.known:  # asked already (union first, no doc alone entails)
+                self.union_entails = self.known[frozenset(rest)]
+                return self._next()
             return [tuple(rest)]
         if not self.union_entails:
             self._step = -1

@@ -94,6 +94,7 @@ def citeeval(
     at_most_citations: int | None = None,
     max_subset_size: int = 3,
     first_line_only: bool = False,
+    union_first: bool = False,
 ) -> MetricResult:
     """CiteEval Full / Cited ratings with an NLI silver judge (see the module docstring).
 
@@ -119,7 +120,8 @@ def citeeval(
     per_doc = [(rec.id, analyses_of(rec, at_most_citations, first_line_only)) for rec in records]
     skipped = [rid for rid, sts in per_doc if not sts]
     flat = [s for _, sts in per_doc for s in sts]
-    analyse(flat, engine, max_size=max_subset_size, search_all=False, weights=weights)
+    analyse(flat, engine, max_size=max_subset_size, search_all=False, weights=weights,
+            union_first=union_first)
     by_record = [(rid, [_silver_row(s) for s in sts]) for rid, sts in per_doc if sts]
     rows = [row for _, mine in by_record for row in mine]
     scores, per_record, counts = _aggregate(by_record, scenario)
@@ -127,6 +129,7 @@ def citeeval(
         "nli": engine.name, "splitter": splitter_name(), "weights": weights.as_dict(),
         "scenario": scenario, "at_most_citations": at_most_citations,
         "max_subset_size": max_subset_size, "first_line_only": first_line_only,
+        "union_first": union_first,
         "credibility_cap": CREDIBILITY_CAP, "records": len(by_record),
         **skipped_info(skipped),
         "statements": len(flat), "contexts": dict(Counter(s.context for s in flat)),

@@ -113,6 +113,22 @@ def choose_device(device: str | None = None) -> str:
     return str(device)
 
 
+INT8 = {"int8", "qint8"}
+
+
+def quantize_int8(model: Any) -> Any:
+    """``model`` with every ``nn.Linear`` replaced by torch's dynamically quantized int8 Linear
+    (weights int8, activations quantized per batch, fp32 elsewhere): a CPU serving format."""
+    import warnings
+
+    import torch
+
+    with warnings.catch_warnings():  # torch.ao's notice that torchao will take this over
+        warnings.simplefilter("ignore", DeprecationWarning)
+        warnings.simplefilter("ignore", UserWarning)
+        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+
+
 def choose_dtype(dtype: Any = None, device: str = "cpu"):
     """``"auto"``/``None``: bfloat16 on a CUDA device that supports it, else float32.
 
@@ -186,7 +202,8 @@ class HFBackend:
 
     Subclasses set ``kind`` and ``auto_class`` (a ``transformers`` Auto class name) and finish
     their set-up in ``_setup``. Options: ``revision`` (hub only), ``device`` (``"auto"``: CUDA when
-    available), ``dtype`` (``"auto"``: bf16 on CUDA with bf16, else fp32), ``batch_size``,
+    available), ``dtype`` (``"auto"``: bf16 on CUDA with bf16, else fp32; ``"int8"``: fp32
+    weights quantized to int8 for CPU serving, see :func:`quantize_int8`), ``batch_size``,
     ``max_length`` (input tokens), ``threshold`` (decide by ``prob >= threshold``),
     ``trust_remote_code`` (off unless asked for). Unknown options are an error.
     """
@@ -217,12 +234,19 @@ class HFBackend:
             raise CitetrainError(f"{self.kind} NLI: max_length must be at least 8, got {max_length}")
         source = resolve_source(model, revision)
         self.device = choose_device(device)
-        self.dtype = choose_dtype(dtype, self.device)
+        int8 = str(dtype).lower() in INT8
+        if int8 and self.device != "cpu":
+            raise CitetrainError(f"{self.kind} NLI: dtype int8 (dynamic quantization) runs on "
+                                 f"the CPU only, not on {self.device}")
+        self.dtype = choose_dtype("fp32" if int8 else dtype, self.device)
         self.model, self.tokenizer = load_pretrained(
             getattr(transformers, self.auto_class), source, device=self.device, dtype=self.dtype,
             trust_remote_code=trust_remote_code,
         )
+        if int8:
+            self.model = quantize_int8(self.model)
         base = source.revision if source.local else (hub_commit(self.model) or source.revision)
+        base += "+int8" if int8 else ""
         self.model_id = source.model_id
         self.revision = revision_tag(base, max_length=max_length,
                                      default_max_length=self.default_max_length, threshold=threshold)

@@ -373,3 +373,46 @@ def test_through_engine(max_size):
     assert sum(p.calls for p in pruned) < sum(e.calls for e in exhaustive)
     # exhaustive asked a superset of pruned's pairs: the second run hit the engine's memo only
     assert engine.stats.memory_hits > 0
+
+
+# --- union first (the judge's order) ---------------------------------------------------------------
+
+def union_first(n_docs: int, family, cited=(), max_size: int = 3):
+    judge = Judge(family)
+    search = SubsetSearch(n_docs, max_size, union_first=True, cited=tuple(cited))
+    run_searches([search], lambda jobs: [judge(q) for _, q in jobs])
+    return search, judge
+
+
+def test_union_first_unsupported_asks_the_union_then_the_cited_docs():
+    s, judge = union_first(5, [], cited=(4, 2, 9))  # 9 is beyond the docs: never asked
+    assert judge.asked == [(1, 2, 3, 4, 5), (2,), (4,)]
+    assert s.calls == 3 and not s.supported and s.union_entails is False
+    assert s.single == [False] * 5 and s.support == []
+
+
+def test_union_first_supported_goes_on_without_asking_the_union_twice():
+    s, judge = union_first(4, [{2, 3}])
+    # union (yes), the four singletons (no): the union of the remaining docs is the union asked
+    # first, so the search goes straight to the leave-one-out round, then the pair (2, 3)
+    assert judge.asked == [(1, 2, 3, 4), (1,), (2,), (3,), (4,),
+                           (2, 3, 4), (1, 3, 4), (1, 2, 4), (1, 2, 3), (2, 3)]
+    assert s.support == fs({2, 3}) and s.union_entails is True
+
+
+@settings(max_examples=300, deadline=None)
+@given(cases(), st.sets(st.integers(1, 10), max_size=4))
+def test_union_first_equals_the_pruned_search(case, cited):
+    """Under any monotone judge: the same subsets, and the same single-doc decisions for the cited
+    docs (all the judge's edits read of docs alone when nothing entails)."""
+    n, k, family = case
+    p, _, _ = solo(n, family, k)
+    u, uj = union_first(n, family, cited, k)
+    assert u.support == p.support and u.gold == p.gold and u.supported == p.supported
+    assert u.single == p.single
+    for d in cited:
+        if d <= n:
+            assert u.single_results[d - 1] is not None or p.supported
+    assert len(set(uj.asked)) == len(uj.asked)
+    if not p.supported and n >= 2:
+        assert u.calls == 1 + len([d for d in cited if d <= n]) <= p.calls

@@ -167,3 +167,18 @@ def test_premise_mode_comes_from_the_model_config(tmp_path):
     assert ClassifierNLI(str(path), device="cpu").premise == "select"
     assert ClassifierNLI(str(path), device="cpu", premise="windows").premise == "windows"
     assert ClassifierNLI(str(path), device="cpu", windows=False).premise == "cut"
+
+
+def test_int8_dtype_quantizes_the_linear_layers_and_keeps_the_answers(models):
+    """``dtype="int8"``: every Linear becomes a dynamically quantized int8 Linear, the probabilities
+    stay close to fp32's, the cache revision says so, and a GPU device is refused."""
+    fp32 = ClassifierNLI(models["three"], device="cpu")
+    int8 = ClassifierNLI(models["three"], device="cpu", dtype="int8")
+    linear = [type(m) for m in int8.model.modules() if type(m).__name__ == "Linear"]
+    assert linear and all(t.__module__.startswith("torch.ao.nn.quantized.dynamic") for t in linear)
+    assert "+int8" in int8.revision and "+int8" not in fp32.revision
+    a, b = fp32.predict(PAIRS), int8.predict(PAIRS)
+    assert max(abs(x.prob - y.prob) for x, y in zip(a, b)) < 0.02
+    assert [x.support is None for x in a] == [y.support is None for y in b]
+    with pytest.raises(CitetrainError, match="int8.*CPU only"):
+        ClassifierNLI(models["three"], device="cuda:0", dtype="int8")
