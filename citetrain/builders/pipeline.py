@@ -23,6 +23,7 @@ from citetrain.builders.sets import BUILDERS, split_of
 from citetrain.builders.sources import read_sources
 from citetrain.builders.spec import BuildSpec
 from citetrain.builders.summary import statement_counts, summary_table
+from citetrain.errors import CitetrainError
 from citetrain.io.writers import atomic_write_text, write_records
 from citetrain.nli.engine import NLIEngine
 
@@ -62,6 +63,12 @@ def build(spec: BuildSpec, *, engine: NLIEngine | None = None, ranks: Ranks | No
           ) -> dict[str, Any] | None:
     """Build the spec's training set; returns the manifest (on the main process; ``None`` on
     the others)."""
+    if spec.kind == "pairs":  # no NLI model: pairs labelled by how their claims are made
+        from citetrain.builders.pairs_build import build_pairs
+
+        if ranks is not None and ranks.world > 1:
+            raise CitetrainError("a pairs build runs as one process: use pairs.processes")
+        return build_pairs(spec, progress=progress, fresh=fresh, log=log)
     ranks = ranks or Ranks()
     out = out_dir(spec)
     work = out / "work"

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from citetrain.config import load_config
 from citetrain.suites import SuiteData, resolve_data_paths
 
-Kind = Literal["refiner", "generator", "judge"]
+Kind = Literal["refiner", "generator", "judge", "pairs"]
 
 
 class _Section(BaseModel):
@@ -68,6 +68,57 @@ class JudgeSpec(_Section):
     teacher: TeacherSpec | None = None
 
 
+TRANSFORMS = ("copy", "drop_modifiers", "merge", "reorder", "pronoun", "swap_entity", "negate",
+              "swap_roles", "other_passage", "unrelated", "add_fact", "alter_one")
+"""The transformations of a ``pairs`` build (:mod:`citetrain.builders.transforms`)."""
+
+
+def _default_weights() -> dict[str, float]:
+    return {t: 0.5 if t in ("copy", "unrelated") else 1.0 for t in TRANSFORMS}
+
+
+class HoldoutSpec(_Section):
+    """Leave out the passages of human-labelled claims on the validation side of
+    ``split_of(split_key(pair), fraction, seed)`` (the split of a cross-encoder recipe's
+    ``validation_fraction`` / ``split_seed``). The claims are those of the spec's labelled sources,
+    of its record sources that also hold labelled claims (ExpertQA) and of ``labelled``
+    (``"FORMAT:PATH"`` entries, relative to the spec file)."""
+
+    fraction: float = Field(default=0.3, gt=0.0, lt=1.0)
+    seed: int = 0
+    labelled: list[str] = Field(default_factory=list)
+
+
+class PairsSpec(_Section):
+    """Three-way (passage, claim) support pairs made by the transformations of
+    :mod:`citetrain.builders.transforms` (no NLI model: a label follows from the transformation).
+    ``weights``: how often each transformation is drawn (0 turns one off); ``per_passage`` pairs
+    per passage, each over a window of at most ``window`` sentences; ``max_pairs`` caps the
+    total (the first pairs in passage order); claims under ``min_words`` words are skipped;
+    ``processes`` parse shards in parallel (the output does not depend on it)."""
+
+    per_passage: int = Field(default=6, ge=1)
+    window: int = Field(default=6, ge=1)
+    weights: dict[str, float] = Field(default_factory=_default_weights)
+    max_pairs: int | None = Field(default=None, ge=1)
+    min_words: int = Field(default=5, ge=1)
+    processes: int = Field(default=1, ge=1)
+    holdout: HoldoutSpec | None = None
+
+    @model_validator(mode="after")
+    def _known_weights(self) -> "PairsSpec":
+        bad = [k for k in self.weights if k not in TRANSFORMS]
+        if bad:
+            raise ValueError(f"unknown transformation(s) {', '.join(bad)} in weights; "
+                             f"known: {', '.join(TRANSFORMS)}")
+        if any(w < 0 for w in self.weights.values()):
+            raise ValueError("weights must be >= 0")
+        self.weights = {**_default_weights(), **self.weights}
+        if not any(self.weights.values()):
+            raise ValueError("every weight is 0: no transformation to draw")
+        return self
+
+
 class SplitSpec(_Section):
     """Train / validation split by question: a question's hash decides its side."""
 
@@ -96,11 +147,12 @@ class BuildSpec(_Section):
     refiner: RefinerSpec | None = None
     generator: GeneratorSpec | None = None
     judge: JudgeSpec | None = None
+    pairs: PairsSpec | None = None
     out: str | None = None
 
     @model_validator(mode="after")
     def _sections_match_kind(self) -> "BuildSpec":
-        wrong = [k for k in ("refiner", "generator", "judge")
+        wrong = [k for k in ("refiner", "generator", "judge", "pairs")
                  if k != self.kind and getattr(self, k) is not None]
         if wrong:
             raise ValueError(f"kind is {self.kind!r} but the spec has a {', '.join(wrong)} section")
@@ -109,12 +161,18 @@ class BuildSpec(_Section):
                              "it needs exhaustive: false")
         if getattr(self, self.kind) is None:
             setattr(self, self.kind, {"refiner": RefinerSpec, "generator": GeneratorSpec,
-                                      "judge": JudgeSpec}[self.kind]())
+                                      "judge": JudgeSpec, "pairs": PairsSpec}[self.kind]())
         return self
 
     def settings(self) -> dict[str, Any]:
         """What decides the built data (sources aside): stored in the manifest and checked
-        before a build resumes."""
+        before a build resumes. A ``pairs`` build uses no NLI model, so its NLI and subset
+        settings are left out (and ``processes``, which changes nothing in the output)."""
+        if self.kind == "pairs":
+            keep_pairs = self.model_dump(include={"kind", "shard_size", "seed", "split", "pairs"},
+                                         mode="json")
+            del keep_pairs["pairs"]["processes"]
+            return keep_pairs
         keep = ("kind", "nli", "nli_options", "max_subset", "exhaustive", "at_most_citations",
                 "first_line_only", "max_doc_words", "shard_size", "seed", "split", self.kind)
         return self.model_dump(include=set(keep), mode="json")
@@ -124,4 +182,17 @@ def load_spec(path: str | Path, overrides: list[str] | None = None) -> BuildSpec
     """Validate a spec; source paths are taken relative to the spec file's folder."""
     spec = load_config(BuildSpec, path, overrides)
     resolve_data_paths(spec.sources, path)
+    if spec.pairs is not None and spec.pairs.holdout is not None:
+        base = Path(path).resolve().parent
+        spec.pairs.holdout.labelled = [_resolve_entry(e, base) for e in spec.pairs.holdout.labelled]
     return spec
+
+
+def _resolve_entry(entry: str, base: Path) -> str:
+    """``"FORMAT:PATH"`` (or a bare path) with a relative path taken from ``base``."""
+    fmt, sep, rest = entry.partition(":")
+    if not sep or "/" in fmt or "\\" in fmt:
+        fmt, rest = "", entry
+    p = Path(rest)
+    p = p if p.is_absolute() else (base / p).resolve()
+    return f"{fmt}:{p}" if fmt else str(p)
