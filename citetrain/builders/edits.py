@@ -23,8 +23,14 @@ def norm(text: str) -> str:
 
 
 def parsed(doc: Doc) -> bool:
-    """Whether the sentence carries a dependency parse and one sentence root."""
-    return bool(len(doc)) and doc.has_annotation("DEP") and sum(t.dep_ == "ROOT" for t in doc) == 1
+    """Whether the sentence carries a dependency parse and one sentence root (remembered in
+    the doc's ``user_data``)."""
+    got = doc.user_data.get("citetrain.parsed")
+    if got is None:
+        got = bool(len(doc)) and doc.has_annotation("DEP") \
+            and sum(t.dep_ == "ROOT" for t in doc) == 1
+        doc.user_data["citetrain.parsed"] = got
+    return got
 
 
 def root(doc: Doc) -> Token:

@@ -6,7 +6,9 @@ Each passage draws from its own ``random.Random(f"{seed}:{sha1}")``: first every
 transformation and window, then (after parsing) the claims, so a passage's pairs do not depend
 on the shard or process it is in. A transformation that does not apply, or whose claim fails the
 checks, is counted with its reason, and the slot falls back to another transformation drawn by
-weight among those not yet tried there.
+weight among those not yet tried there: one of the same label while there is one (so the labels
+keep the shares the weights give them), then any; ``unrelated``, the easy negative, only last
+(so its share stays the one its weight gives).
 """
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from citetrain.builders.passages import Passage
 from citetrain.builders.sets import split_of
 from citetrain.builders.transforms import LABELS, MAX_WORDS, Others, Window, apply
 
+EASY = "unrelated"
 Plan = tuple[str, int, int]  # (transformation, window start, window end)
 
 
@@ -90,7 +93,10 @@ def passage_pairs(p: Passage, index: int, plans: Sequence[Plan], docs: dict[int,
                 break
             skipped[(current, why)] += 1
             tried.add(current)
-            current = _draw(cfg.weights, rng, tried)
+            hard = {n: w for n, w in cfg.weights.items() if n != EASY}
+            same = {n: w for n, w in hard.items() if LABELS[n] == LABELS[name]}
+            current = _draw(same, rng, tried) or _draw(hard, rng, tried) \
+                or _draw(cfg.weights, rng, tried)
         else:
             skipped[("(any)", "no transformation applies to the window")] += 1
     return rows

@@ -26,16 +26,21 @@ _KEEP_PREP = {"except", "excluding", "but", "barring", "save", "minus", "without
               "despite", "than", "like", "unlike", "as"}
 
 
+_MODIFIERS = {"amod", "advmod", "appos", "relcl", "advcl", "prep"}
+
+
 def _units(doc: Doc) -> list[set[int]]:
     """The removable modifiers of a sentence, each as its token indices (subtree)."""
     units: list[set[int]] = []
     r = root(doc)
     for t in doc:
+        dep = t.dep_
+        if dep not in _MODIFIERS:
+            continue
         sub = {x.i for x in t.subtree}
         if r.i in sub or any(doc[i].dep_ in ("nsubj", "nsubjpass") and doc[i].head.i == r.i
                              for i in sub):
             continue
-        dep = t.dep_
         if dep == "amod" and t.lower_ not in _KEEP_ADJ and t.tag_ not in ("JJR", "JJS") \
                 and not any(c.dep_ == "neg" for c in t.children):
             units.append(sub)
@@ -110,21 +115,31 @@ _TEMPORAL = {"then", "later", "afterwards", "afterward", "subsequently", "therea
              "finally", "soon", "next", "meanwhile", "previously", "before"}
 
 
+_FRONTED_PREPS = {"in", "on", "at", "during", "after", "before", "since", "until", "by",
+                  "throughout", "within", "following", "over", "under", "from"}
+_FRONTED_MARKS = {"because", "when", "after", "before", "since", "while", "although", "though",
+                  "as", "once", "until"}
+
+
 def _end_mark(doc: Doc) -> str:
     last = doc[-1].text
     return last if last in (".", "!") else "."
 
 
 def fronted_to_end(doc: Doc) -> str | None:
-    """"In 1998, she moved to Paris." -> "She moved to Paris in 1998.": a fronted prepositional /
-    adverbial phrase or clause, set off by a comma, moved to the end (only when the rest is a
-    single clause, so that the moved phrase cannot attach elsewhere)."""
+    """"In 1998, she moved to Paris." -> "She moved to Paris in 1998.": a fronted prepositional
+    phrase of time or place, adverb or subordinate clause ("because ...", "when ..."), set off
+    by a comma, moved to the end (only when the rest is a single clause, so that the moved phrase
+    cannot attach elsewhere; not a participle clause, which would dangle)."""
     r = root(doc)
     for c in r.children:
         if c.i > r.i:
             break
         if c.dep_ not in ("prep", "advcl", "advmod", "npadvmod") or c.left_edge.i != 0:
             continue
+        if (c.dep_ == "prep" and c.lower_ not in _FRONTED_PREPS) or (c.dep_ == "advcl" and not any(
+                m.dep_ == "mark" and m.lower_ in _FRONTED_MARKS for m in c.children)):
+            return None  # "Of the 140 items, ..." / "Originally proposed in 1985, ...": keep
         end = c.right_edge.i
         if end + 1 >= len(doc) or doc[end + 1].text != ",":
             return None
@@ -227,7 +242,7 @@ def name_to_pronoun(docs: Sequence[Doc], i: int) -> str | None:
 
 def pronoun_to_name(docs: Sequence[Doc], i: int) -> str | None:
     """Sentence ``i`` with its subject "he" / "she" replaced by the name of the one PERSON of
-    sentence ``i - 1``."""
+    sentence ``i - 1`` (when sentence ``i`` names no other person)."""
     if i == 0 or not parsed(docs[i]):
         return None
     doc = docs[i]
@@ -235,6 +250,8 @@ def pronoun_to_name(docs: Sequence[Doc], i: int) -> str | None:
     if len(names) != 1:
         return None
     name = names.pop()
+    if not all(_same_person(p.text, name) for p in _persons(doc)):
+        return None  # "When Bennett returned, he ...": he may be Bennett
     for t in doc:
         if t.lower_ in ("he", "she") and t.dep_ in _SUBJ:
             return tidy(render(doc, replace={t.i: name}))

@@ -35,12 +35,13 @@ supported, 0 not supported.
   ``swap_entity`` or ``negate``: one part supported, one not.
 
 Every candidate is checked (:func:`check`): at least ``min_words`` words and, except for
-``copy``, different from every window sentence and not inside the window's text.
+``copy``, different from every window sentence (case, spaces and final punctuation aside).
 """
 from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Callable, Iterator, Protocol, Sequence
 
 from citetrain.builders import perturb as P
@@ -78,6 +79,11 @@ class Window:
     passage: int = -1
     min_words: int = 5
     used: set[int] = field(default_factory=set)  # other passages' sentences already used
+
+    @cached_property
+    def entities(self) -> list[dict[str, list[str]]]:
+        """Entity texts by label: the window's, then the whole parsed passage's."""
+        return [P.entity_texts(self.docs), P.entity_texts(self.context)]
 
     @property
     def texts(self) -> list[str]:
@@ -148,8 +154,7 @@ def pronoun(win: Window, rng: random.Random) -> Result:
 
 
 def _entity_swap(win: Window, doc: Doc, rng: random.Random) -> str | None:
-    pools = [P.entity_texts(win.docs), P.entity_texts(win.context)]
-    return P.swap_entity(doc, pools, win.premise, rng)
+    return P.swap_entity(doc, win.entities, win.premise, rng)
 
 
 def _high_overlap(win: Window, rng: random.Random, make: Callable[[int], str | None]
@@ -270,10 +275,8 @@ def check(name: str, claim: str, win: Window) -> str | None:
         return "empty claim"
     if n_words(claim) < win.min_words:
         return "too short"
-    if name != "copy":
-        c = norm(claim)
-        if any(c == norm(t) for t in win.texts) or c in norm(win.premise):
-            return "same as the window's text"
+    if name != "copy" and any(norm(claim) == norm(t) for t in win.texts):
+        return "same as a window sentence"
     return None
 
 
