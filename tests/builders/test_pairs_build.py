@@ -19,6 +19,7 @@ from citetrain.errors import CitetrainError
 from .pairs_corpus import write_text
 
 REPO = Path(__file__).resolve().parents[2]
+PAIRS = {"per_passage": 12, "weights": {"unrelated": 1.0}}
 
 
 def make_spec(tmp: Path, name: str = "out", sources=None, **over) -> Path:
@@ -51,7 +52,7 @@ def snapshot(out: Path) -> dict[str, bytes]:
 @pytest.fixture(scope="module")
 def built(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("pairs")
-    manifest = build(make_spec(tmp, pairs={"per_passage": 12}))
+    manifest = build(make_spec(tmp, pairs=PAIRS))
     return tmp, manifest
 
 
@@ -108,15 +109,15 @@ def test_same_seed_same_bytes_other_shards_and_processes_same_rows(built, tmp_pa
     tmp, _ = built
     build(make_spec(tmp_path, "again", sources=[{"path": str(tmp / "corpus.txt"),
                                                  "format": "text"}],
-                    pairs={"per_passage": 12}))
+                    pairs=PAIRS))
     assert snapshot(tmp_path / "again") == snapshot(tmp / "out")
     build(make_spec(tmp_path, "other", sources=[{"path": str(tmp / "corpus.txt"),
                                                  "format": "text"}],
-                    shard_size=5, pairs={"per_passage": 12, "processes": 2}))
+                    shard_size=5, pairs={**PAIRS, "processes": 2}))
     assert rows(tmp_path / "other") == rows(tmp / "out")
     build(make_spec(tmp_path, "seed1", sources=[{"path": str(tmp / "corpus.txt"),
                                                  "format": "text"}],
-                    seed=1, pairs={"per_passage": 12}))
+                    seed=1, pairs=PAIRS))
     assert rows(tmp_path / "seed1") != rows(tmp / "out")
 
 
@@ -145,7 +146,7 @@ def test_max_pairs_caps_in_passage_order(built, tmp_path):
     tmp, manifest = built
     build(make_spec(tmp_path, "cap", sources=[{"path": str(tmp / "corpus.txt"),
                                                "format": "text"}],
-                    pairs={"per_passage": 12, "max_pairs": 30}))
+                    pairs={**PAIRS, "max_pairs": 30}))
     capped = json.loads((tmp_path / "cap" / "manifest.json").read_text())
     assert sum(capped["pairs"].values()) == 30
     assert len(list((tmp_path / "cap" / "work").glob("pairs-*.jsonl"))) < 3
