@@ -9,6 +9,8 @@ Layout of the output folder::
                     passage id), source ("FORMAT:PATH"), transform
     manifest.json   sources (sha256, passages), settings, counts per split x transformation x
                     label, refused candidates per transformation and why
+    passages.jsonl  per passage: id (= group), source, origin (file:line), record / claim
+                    group, title, sentences
     problems.jsonl  input rows skipped (with skip_invalid), with file, line and field
     summary.txt     the counts table
     work/           settings.json, pairs-NNNNN.jsonl + skips-NNNNN.json per finished shard
@@ -271,6 +273,10 @@ def build_pairs(spec: BuildSpec, *, progress: bool = True, fresh: bool = False,
         "processes": spec.pairs.processes,
     }
     table = summary(counts, skipped)
+    atomic_write_text(out / "passages.jsonl", "".join(json.dumps(
+        {"id": p.id, "source": p.source, "origin": p.origin, "record": p.group,
+         "title": p.title, "sentences": len(p.sentences)}, ensure_ascii=False) + "\n"
+        for p in found.passages))
     atomic_write_text(out / "problems.jsonl", "".join(
         json.dumps(p, ensure_ascii=False) + "\n" for p in found.problems))
     atomic_write_text(out / "manifest.json", json.dumps(manifest, indent=2, sort_keys=True) + "\n")

@@ -15,7 +15,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
-    p = sub.add_parser(name, help="build refiner / generator / judge training data",
+    p = sub.add_parser(name, help="build refiner / generator / judge / pairs training data",
                        description="Build a training set (datasets on disk + manifest) from QA "
                        "data under an NLI model. Resumable; data-parallel with "
                        "`accelerate launch -m citetrain.build SPEC`.")

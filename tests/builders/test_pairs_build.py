@@ -83,6 +83,9 @@ def test_dataset_columns_labels_and_manifest(built):
     assert "nli" not in manifest["settings"] and "refused" in manifest
     assert json.loads((out / "manifest.json").read_text()) == manifest
     assert "copy" in (out / "summary.txt").read_text()
+    listed = [json.loads(line) for line in (out / "passages.jsonl").read_text().splitlines()]
+    assert len(listed) == 12 and listed[0]["origin"].endswith("corpus.txt:1")
+    assert {r["group"] for v in data.values() for r in v} <= {p["id"] for p in listed}
 
 
 def test_lexical_baseline_is_near_chance_on_hard_negatives_only(built):
@@ -150,6 +153,23 @@ def test_max_pairs_caps_in_passage_order(built, tmp_path):
     capped = json.loads((tmp_path / "cap" / "manifest.json").read_text())
     assert sum(capped["pairs"].values()) == 30
     assert len(list((tmp_path / "cap" / "work").glob("pairs-*.jsonl"))) < 3
+
+
+def test_a_text_source_with_bad_bytes_names_its_line(tmp_path):
+    path = tmp_path / "bad.txt"
+    path.write_bytes(b"Kowal moved to Brenfield in 1998.\n\nShe founded a \xff school.\n")
+    with pytest.raises(CitetrainError, match=rf"{path}:3: .*not valid UTF-8"):
+        build(make_spec(tmp_path, sources=[{"path": str(path), "format": "text"}]))
+
+
+def test_spec_paths_resolve_from_the_spec_folder(shared_data):
+    spec = load_spec(REPO / "data_builders" / "pairs.yaml")
+    assert spec.kind == "pairs" and spec.pairs.holdout.fraction == 0.3
+    for src in spec.sources:
+        assert Path(src.path).is_file() and Path(src.path).is_relative_to(shared_data)
+    for entry in spec.pairs.holdout.labelled:
+        fmt, _, path = entry.partition(":")
+        assert fmt in ("wice_oracle", "expertqa") and Path(path).is_file()
 
 
 def test_unknown_transformation_weights_are_rejected(tmp_path):
