@@ -62,8 +62,12 @@ def _spacy_name() -> str:
 
 def check_pairs_work(work: Path, spec: BuildSpec, found: PassageSet, spacy: str) -> None:
     """Refuse to resume from shards made with other settings, input or spaCy pipeline."""
-    state = {"settings": spec.settings(), "files": [f["sha256"] for f in found.files],
-             "passages": len(found.passages), "spacy": spacy}
+    from citetrain.builders.sources import sha256_file
+
+    holdout = spec.pairs.holdout if spec.pairs else None
+    extra = [sha256_file(e.split(":", 1)[-1]) for e in (holdout.labelled if holdout else [])]
+    state = {"settings": spec.settings(), "passages": len(found.passages), "spacy": spacy,
+             "files": [f["sha256"] for f in found.files] + extra}
     path = work / "settings.json"
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
