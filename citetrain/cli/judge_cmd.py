@@ -21,11 +21,14 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--max-new-tokens", type=int, help="generative judge: cap on new tokens (default 512)")
     p.add_argument("--batch-size", type=int, help="generative judge: prompts per batch")
     p.add_argument("--base-url", help="teacher: OpenAI-compatible endpoint (default $OPENAI_BASE_URL)")
+    p.add_argument("--dtype", help="crossencoder / nli model: auto, fp32, bf16, fp16 or int8 (CPU "
+                   "serving: int8 Linear layers)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(run=run)
 
 
-OPTIONS = {"generative": ("rating", "max_new_tokens", "batch_size"), "teacher": ("rating", "base_url")}
+OPTIONS = {"generative": ("rating", "max_new_tokens", "batch_size"), "teacher": ("rating", "base_url"),
+           "crossencoder": ("dtype",), "nli": ("dtype",)}
 
 
 def _options(args: argparse.Namespace) -> dict:

@@ -31,6 +31,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--skip-invalid", action="store_true", help="skip bad rows instead of stopping")
     p.add_argument("--out", help="write meta_eval.json here (folder)")
     p.add_argument("--no-cache", action="store_true", help="do not use the NLI cache")
+    p.add_argument("--dtype", help="model backends: auto, fp32, bf16, fp16 or int8 (CPU: int8 "
+                   "Linear layers, the serving format of a cross-encoder judge)")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     p.set_defaults(run=run)
 
@@ -63,7 +65,9 @@ def run(args: argparse.Namespace) -> int:
     groups = [p.group for p in pairs]
     table: dict[str, dict[str, float]] = {}
     for name in [n.strip() for n in args.nli.split(",") if n.strip()]:
-        engine = make_engine(name, cache=False if args.no_cache else None, progress=not args.no_progress)
+        options = {"dtype": args.dtype} if args.dtype and not name.startswith("lexical") else {}
+        engine = make_engine(name, cache=False if args.no_cache else None,
+                             progress=not args.no_progress, **options)
         results = engine.results([(p.premise, p.hypothesis) for p in pairs])
         scores = [r.expected if args.score == "expected" else r.prob for r in results]
         table[engine.name] = meta_evaluate(scores, labels, groups)

@@ -14,6 +14,7 @@ from typing import Any
 from citetrain.errors import CitetrainError
 
 KINDS = ("nli", "crossencoder", "generative", "teacher")
+ENGINE_OPTIONS = ("dtype", "device", "batch_size", "max_length")  # the model's, not the judge's
 
 
 def make_judge(name: str, *, progress: bool = True, cache: bool | None = None, **options: Any):
@@ -28,7 +29,11 @@ def make_judge(name: str, *, progress: bool = True, cache: bool | None = None, *
         from citetrain.judges.nli import NLIJudge
         from citetrain.nli.registry import make_engine
 
-        engine = make_engine(arg if kind == "nli" else f"classifier:{arg}", cache=cache, progress=progress)
+        model_options = {k: options.pop(k) for k in ENGINE_OPTIONS if k in options}
+        if kind == "nli" and arg.startswith("lexical"):
+            model_options = {}  # no model to load
+        engine = make_engine(arg if kind == "nli" else f"classifier:{arg}", cache=cache,
+                             progress=progress, **model_options)
         return NLIJudge(engine, **options)
     if kind == "generative":
         from citetrain.judges.generative import GenerativeJudge

@@ -17,6 +17,14 @@ def write_model_card(folder: str | Path, recipe: Recipe, data_path: Path, summar
     manifest_path = Path(data_path).parent / "manifest.json"
     manifest = json.loads(manifest_path.read_text()) if manifest_path.is_file() else None
     scores = summary.get("in_loop") or []
+    extra = ""
+    if summary.get("heldout"):
+        from citetrain.train.judge_card import card_section
+
+        extra += "\n" + card_section(summary["heldout"])
+    if summary.get("built"):
+        extra += ("\n## Built training pairs (`data.built`)\n\n```json\n"
+                  + json.dumps(summary["built"], indent=2) + "\n```\n")
     text = (f"---\nlibrary_name: {'peft' if recipe.method != 'full' else 'transformers'}\n"
             f"base_model: {base}\ntags: [citetrain, citation, {recipe.kind}]\n---\n\n"
             f"# {recipe.name}\n\nA citation {recipe.kind} trained with citetrain "
@@ -25,7 +33,7 @@ def write_model_card(folder: str | Path, recipe: Recipe, data_path: Path, summar
             + (f"Last in-loop citation scores: `{json.dumps(scores[-1])}`\n\n" if scores else "")
             + "## Recipe\n\n```yaml\n" + yaml.safe_dump(recipe.model_dump(mode="json"), sort_keys=False)
             + "```\n\n## Training data manifest\n\n```json\n"
-            + (json.dumps(manifest, indent=2) if manifest else "null") + "\n```\n")
+            + (json.dumps(manifest, indent=2) if manifest else "null") + "\n```\n" + extra)
     return atomic_write_text(Path(folder) / "README.md", text)
 
 

@@ -220,6 +220,11 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     with state.main_process_first():
         data_path = ensure_pairs(recipe, state.is_main_process)
     train_raw, eval_raw = S.load_splits(recipe, data_path)
+    d = recipe.data
+    if d.built or not d.human_train:
+        from citetrain.train.pairs import training_pairs
+
+        train_raw = training_pairs(train_raw, d.built, d.built_max, d.human_train, recipe.train.seed)
     base = resolve_model_path(recipe.model.name_or_path)
     identity = S.run_identity(recipe, state.num_processes)
     ckpt = resume_point(recipe, out, identity)
@@ -233,6 +238,7 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         list(eval_raw["label"]) if eval_raw is not None else []))
     train_set, _ = tokenize(train_raw, tokenizer, recipe.data.max_length, "train",
                             recipe.data.premise, label_map, recipe.data.hint)
+    heldout = eval_raw
     if eval_raw is not None and len(eval_raw) > recipe.eval.subset:
         eval_raw = eval_raw.shuffle(seed=recipe.train.seed).select(range(recipe.eval.subset))
     eval_set, groups = (tokenize(eval_raw, tokenizer, recipe.data.max_length, "validation",
@@ -258,10 +264,19 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         "score": "P(supported) + P(partially_supported)/2", "train_pairs": len(train_set),
         "validation_pairs": len(eval_set) if eval_set is not None else 0,
         "parameters": sum(p.numel() for p in trainer.model.parameters()),
+        "head": f"{'three' if len(id2label) == 3 else 'two'}-way ({', '.join(id2label.values())})",
         "seconds": round(time.time() - start, 1)}
     if state.is_main_process:
         from citetrain.train.card import publish
 
+        if d.built:
+            from citetrain.train.pairs import built_manifests
+
+            summary["built"] = built_manifests(d.built)
+        if heldout is not None and recipe.eval.card:
+            from citetrain.train.judge_card import heldout_figures
+
+            summary["heldout"] = heldout_figures(final, heldout)
         summary["model_bytes"] = sum(f.stat().st_size for f in final.iterdir() if f.is_file())
         publish(final, recipe, data_path, summary, base, trainer, tokenizer, out)
     state.wait_for_everyone()

@@ -149,3 +149,52 @@ def build_pairs(sources: list[str], target: str | Path, fraction: float = 0.3,
                 "labels": {str(k): v for k, v in LABEL_NAMES.items()}}
     atomic_write_text(target.parent / MANIFEST, json.dumps(manifest, indent=2) + "\n")
     return manifest
+
+
+def built_dataset_path(folder: str | Path) -> Path | None:
+    """The ``DatasetDict`` folder of a ``citetrain build`` output (``FOLDER/dataset``) or the
+    folder itself when it is one; ``None`` when neither holds a ``dataset_dict.json``."""
+    for path in (Path(folder) / "dataset", Path(folder)):
+        if (path / "dataset_dict.json").is_file():
+            return path
+    return None
+
+
+def built_manifests(folders: list[str]) -> list[dict[str, Any]]:
+    """The manifests of built pair sets (``manifest.json`` beside their dataset), for cards."""
+    out = []
+    for folder in folders:
+        path = built_dataset_path(folder)
+        man = path.parent / MANIFEST if path is not None else None
+        out.append({"path": str(folder), **({"manifest": json.loads(man.read_text())}
+                                            if man is not None and man.is_file() else {})})
+    return out
+
+
+def training_pairs(human: Any, built: list[str] | None, built_max: int | None,
+                   human_train: bool, seed: int) -> Any:
+    """The training split of a cross-encoder run: the human pairs (unless ``human_train`` is
+    false) and the train split of every built set (a seeded sample of ``built_max`` of them
+    when given), in the :data:`COLUMNS` layout."""
+    import datasets
+
+    parts = [human.select_columns(list(COLUMNS))] if human_train else []
+    extra = []
+    for folder in built or []:
+        path = built_dataset_path(folder)
+        if path is None:
+            raise CitetrainError(f"data.built: {folder} holds no pairs dataset")
+        dd = datasets.load_from_disk(str(path))
+        if "train" not in dd:
+            raise CitetrainError(f"data.built: {path} has no train split (has {', '.join(dd)})")
+        lacking = [c for c in COLUMNS if c not in dd["train"].column_names]
+        if lacking:
+            raise CitetrainError(f"data.built: {path} lacks the column(s) {', '.join(lacking)}")
+        extra.append(dd["train"].select_columns(list(COLUMNS)).cast(human.features)
+                     if human is not None else dd["train"].select_columns(list(COLUMNS)))
+    if extra:
+        built_set = datasets.concatenate_datasets(extra)
+        if built_max is not None and len(built_set) > built_max:
+            built_set = built_set.shuffle(seed=seed).select(range(built_max))
+        parts.append(built_set)
+    return datasets.concatenate_datasets(parts)

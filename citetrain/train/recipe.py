@@ -76,6 +76,10 @@ class DataSection(_Section):
     split_seed: int = 0
     premise: Literal["select", "cut"] = "select"  # crossencoder: long premises, see nli.classifier
     hint: Literal[HINT_MODES] = "none"  # crossencoder: coverage hint, see nli.hints
+    # crossencoder: folders of `citetrain build` kind pairs whose train split is added to training
+    built: list[str] | None = None
+    built_max: int | None = Field(default=None, ge=1)  # a seeded sample of the built pairs
+    human_train: bool = True  # False: the labelled pairs only validate (training on built alone)
 
 
 class TrainSection(_Section):
@@ -109,6 +113,7 @@ class EvalSection(_Section):
     batch_size: int = Field(default=8, ge=1)
     best_metric: str | None = None
     greater_is_better: bool = True
+    card: bool = True  # crossencoder: held-out figures and throughput in the saved model's card
 
 
 class LoggingSection(_Section):
@@ -188,8 +193,11 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
     """Rules of ``kind: crossencoder`` (a sequence-pair classifier trained on labelled pairs)."""
     if r.kind != "crossencoder":
         return ((["data.labelled is for kind crossencoder"] if r.data.labelled is not None else [])
-                + (["data.hint is for kind crossencoder"] if r.data.hint != "none" else []))
+                + (["data.hint is for kind crossencoder"] if r.data.hint != "none" else [])
+                + (["data.built is for kind crossencoder"] if r.data.built else []))
     errs = []
+    if not r.data.human_train and not r.data.built:
+        errs.append("data.human_train: false trains on data.built alone: give data.built")
     if not r.data.labelled and not (Path(r.data.dataset) / "dataset_dict.json").is_file():
         errs.append(f"kind crossencoder needs data.labelled (labelled files) or an existing "
                     f"pairs dataset at data.dataset ({r.data.dataset} has none)")
@@ -235,6 +243,8 @@ def _resolve(recipe: Recipe, path: str | Path) -> Recipe:
     if recipe.data.labelled:
         recipe.data.labelled = [_resolve_labelled(e, (here, here.parent))
                                 for e in recipe.data.labelled]
+    if recipe.data.built:
+        recipe.data.built = [_resolve_labelled(e, (here, here.parent)) for e in recipe.data.built]
     return recipe
 
 

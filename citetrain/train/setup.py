@@ -15,6 +15,13 @@ def input_errors(recipe: Recipe) -> list[str]:
     """The missing inputs a run would stop on (the dataset, or what it is built from), found
     before anything is launched."""
     d = recipe.data
+    if recipe.kind == "crossencoder" and d.built:
+        from citetrain.train.pairs import built_dataset_path
+
+        missing = [f"data.built: {b} holds no pairs dataset (build it with `citetrain build "
+                   "SPEC`, kind pairs)" for b in d.built if built_dataset_path(b) is None]
+        if missing:
+            return missing
     if (Path(d.dataset) / "dataset_dict.json").is_file():
         return []
     if recipe.kind == "crossencoder":  # the recipe's own rules ask for data.labelled here

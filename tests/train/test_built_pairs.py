@@ -1,0 +1,102 @@
+"""Cross-encoder training on built pairs (``data.built``): alone (the labelled pairs only
+validate), or beside the human pairs; the recipe rules and a missing built set."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from citetrain.config import ConfigError
+from citetrain.train.recipe import validate_recipe
+from tests.train.test_crossencoder import recipe_data, tiny_bert, toy_rows, write_jsonl  # noqa: F401
+
+
+def write_built(folder: Path, n: int) -> Path:
+    """A ``citetrain build`` (kind pairs) output: dataset/ with train / validation and an extra
+    ``transform`` column, and a manifest beside it."""
+    import datasets
+
+    rows = {"premise": [], "hypothesis": [], "label": [], "group": [], "source": [], "transform": []}
+    for i in range(n):
+        word = f"w{i % 12}"
+        label = (2, 1, 0)[i % 3]
+        rows["premise"].append(f"w{(i + 1) % 12} {word} w{(i + 5) % 12}")
+        rows["hypothesis"].append(f"it says {word}" if label == 2 else
+                                  f"it says {word} and w{(i + 7) % 12}" if label == 1 else
+                                  f"it says w{(i + 3) % 12}")
+        rows["label"].append(label)
+        rows["group"].append(f"p{i}")
+        rows["source"].append("text:toy.txt")
+        rows["transform"].append(("copy", "add_fact", "swap_entity")[i % 3])
+    ds = datasets.Dataset.from_dict(rows)
+    datasets.DatasetDict({"train": ds.select(range(n - 5)),
+                          "validation": ds.select(range(n - 5, n))}).save_to_disk(
+        str(folder / "dataset"))
+    (folder / "manifest.json").write_text('{"kind": "pairs", "counts": {}}\n')
+    return folder
+
+
+def test_training_pairs_built_alone_beside_human_and_sampled(tmp_path):
+    import datasets
+
+    from citetrain.train.pairs import COLUMNS, training_pairs
+
+    built = write_built(tmp_path / "built", 45)
+    human = datasets.Dataset.from_dict({"premise": ["a"] * 3, "hypothesis": ["b"] * 3,
+                                        "label": [2, 0, 0], "group": ["g"] * 3,
+                                        "source": ["ab:x"] * 3})
+    both = training_pairs(human, [str(built)], None, True, seed=0)
+    assert len(both) == 3 + 40 and both.column_names == list(COLUMNS)
+    alone = training_pairs(human, [str(built)], None, False, seed=0)
+    assert len(alone) == 40 and "ab:x" not in set(alone["source"])
+    a = training_pairs(human, [str(built)], 10, False, seed=1)
+    b = training_pairs(human, [str(built)], 10, False, seed=1)
+    assert len(a) == 10 and a["hypothesis"] == b["hypothesis"]
+    assert training_pairs(human, [str(built)], 10, False, seed=2)["hypothesis"] != a["hypothesis"]
+
+
+def test_recipe_rules_for_built_pairs(tmp_path):
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(10))
+    data = recipe_data(tmp_path, [f"attributionbench:{ab}"], tmp_path)
+    with pytest.raises(ConfigError, match="human_train: false trains on data.built alone"):
+        validate_recipe({**data, "data": {**data["data"], "human_train": False}})
+    sft = {"name": "t", "kind": "refiner", "model": {"tiny": {}},
+           "data": {"dataset": "x", "built": ["data/pairs"]}, "train": {"output_dir": "o"}}
+    with pytest.raises(ConfigError, match="data.built is for kind crossencoder"):
+        validate_recipe(sft)
+
+
+def test_a_missing_built_set_is_found_before_launch(tmp_path):
+    from citetrain.train.setup import input_errors
+
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(10))
+    data = recipe_data(tmp_path, [f"attributionbench:{ab}"], tmp_path)
+    recipe = validate_recipe({**data, "data": {**data["data"], "built": [str(tmp_path / "nope")]}})
+    assert input_errors(recipe) == [f"data.built: {tmp_path / 'nope'} holds no pairs dataset "
+                                    "(build it with `citetrain build SPEC`, kind pairs)"]
+
+
+def test_stage_one_trains_on_built_pairs_and_validates_on_human_ones(tiny_bert, tmp_path):
+    """Stage 1 (built pairs only, in-loop meta-evaluation on the human validation claims), then
+    stage 2 from stage 1's model on the human pairs; the card names the built set."""
+    from citetrain.train.run import train
+
+    built = write_built(tmp_path / "built", 45)
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(40))
+    data = recipe_data(tiny_bert, [f"attributionbench:{ab}"], tmp_path / "s1")
+    data["data"].update(built=[str(built)], human_train=False)
+    one = train(validate_recipe(data))
+    assert one["train_pairs"] == 40 and one["validation_pairs"] > 0 and one["evals"]
+    assert "three-way" in one["head"]  # built pairs carry partial labels
+    card = (Path(one["final"]) / "README.md").read_text()
+    assert str(built) in card and '"kind": "pairs"' in card
+    # the held-out figures of the saved model beside lexical recall, and its throughput
+    (ab_row,) = one["heldout"]["sources"]
+    assert ab_row["source"] == "attributionbench" and ab_row["levels"] == [0, 2]
+    assert 0.0 <= ab_row["model"] <= 1.0 and 0.0 <= ab_row["lexical"] <= 1.0
+    assert f"| attributionbench | {ab_row['pairs']} | {ab_row['claims']} | {ab_row['model']:.3f} |" in card
+    tp = one["heldout"]["throughput"]
+    assert tp["pairs_per_s"] > 0 and tp["int8_pairs_per_s"] > 0 and "int8" in card
+    two = recipe_data(Path(one["final"]), [f"attributionbench:{ab}"], tmp_path / "s2")
+    summary = train(validate_recipe(two))
+    assert summary["base_model"] == one["final"] and summary["train_pairs"] < 40
