@@ -94,17 +94,34 @@ def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
     dropped and counted; returns (tokens, groups)."""
     from citetrain.nli.classifier import read_pairs
 
+    room = max_length - tokenizer.num_special_tokens_to_add(pair=True)
+
     def enc(batch: dict[str, list]) -> dict[str, list]:
         premises, hyps = read_pairs(list(zip(batch["premise"], batch["hypothesis"])), tokenizer,
                                     max_length, premise, hint)
-        out = tokenizer(premises, hyps, truncation="only_first", max_length=max_length)
+        fits = [len(ids) < room for ids in
+                tokenizer(hyps, add_special_tokens=False)["input_ids"]]  # and one premise token
+        # a statement that leaves no room is read cut (the fast tokenizer refuses only_first
+        # there) and dropped below
+        out: dict[str, list] = {}
+        for rows, mode in (([i for i, ok in enumerate(fits) if ok], "only_first"),
+                           ([i for i, ok in enumerate(fits) if not ok], "longest_first")):
+            if rows:
+                part = tokenizer([premises[i] for i in rows], [hyps[i] for i in rows],
+                                 truncation=mode, max_length=max_length)
+                for k, v in part.items():
+                    column = out.setdefault(k, [None] * len(hyps))
+                    for i, row in zip(rows, v):
+                        column[i] = row
+        out["fits"] = fits
         out["labels"] = ([label_map[v] for v in batch["label"]] if label_map
                          else batch["label"])
         return out
 
     cols = dataset.column_names
     data = dataset.map(enc, batched=True, remove_columns=cols, desc=f"tokenizing {what}")
-    keep = [i for i, ids in enumerate(data["input_ids"]) if len(ids) <= max_length]
+    keep = [i for i, ok in enumerate(data["fits"]) if ok]
+    data = data.remove_columns("fits")
     if len(keep) < len(data):
         print(f"[citetrain] {what}: dropped {len(data) - len(keep)} of {len(data)} pairs whose "
               f"statement alone exceeds data.max_length={max_length}", flush=True)

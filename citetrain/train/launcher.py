@@ -14,7 +14,7 @@ from pathlib import Path
 import yaml
 
 from citetrain.train.recipe import Recipe
-from citetrain.train.threads import threads_per_process
+from citetrain.train.threads import USER_THREADS, threads_per_process
 
 # the accelerate config distributed types that a ``--multi_gpu`` flag would silently replace
 _MULTI_GPU_TYPES = {"MULTI_GPU", "NO"}
@@ -70,6 +70,8 @@ def launch_env(recipe: Recipe, environ: Mapping[str, str] | None = None) -> dict
     threads = process_threads(recipe, environ)
     if recipe.launch.num_processes > 1 and threads is not None:
         env["OMP_NUM_THREADS"] = str(threads)
+    if threads is None:  # the user's own thread count: the run does not second-guess it
+        env[USER_THREADS] = "1"
     return env
 
 

@@ -81,7 +81,9 @@ def thread_notice(recipe: Recipe) -> str | None:
 
     from citetrain.train.threads import one_thread_warning
 
-    if torch.cuda.is_available() and not recipe.train.use_cpu:
+    from citetrain.train.threads import USER_THREADS
+
+    if (torch.cuda.is_available() and not recipe.train.use_cpu) or os.environ.get(USER_THREADS):
         return None
     return one_thread_warning(torch.get_num_threads(), int(os.environ.get("LOCAL_WORLD_SIZE", "1")))
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import os
 from collections.abc import Mapping
 
+USER_THREADS = "CITETRAIN_USER_THREADS"  # set by `citetrain train` when OMP_NUM_THREADS was the user's
+
 
 def cpu_cores() -> int:
     """The cores this process may run on (its CPU affinity; ``os.cpu_count()`` where the

@@ -68,7 +68,7 @@ def test_dry_run_config_file_and_env(tmp_path, capsys):
 def test_dry_run_multi_gpu_false_and_existing_threads(tmp_path, capsys, monkeypatch):
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     r = write_recipe(tmp_path, {"num_processes": 2, "multi_gpu": False})
-    assert dry_run(capsys, r) == shlex.join(
+    assert dry_run(capsys, r) == "CITETRAIN_USER_THREADS=1 " + shlex.join(
         ["accelerate", "launch", "--num_processes", "2", "--num_machines", "1", *NO_NOTICE, "-m", "citetrain.train", r])
 
 

@@ -453,3 +453,23 @@ def test_synth_records_give_pairs_of_known_support(tmp_path):
     assert unsupported  # statements no passage states are read against all passages
     splits, described = labelled_rows([f"synth:{path}"], 0.3, 0)
     assert described[0]["format"] == "synth" and sum(map(len, splits.values())) == len(pairs)
+
+
+def test_a_statement_too_long_for_max_length_is_dropped_not_an_error(tiny_bert):
+    """The fast tokenizer refuses ``only_first`` when the statement leaves no room for the
+    premise; such a pair is dropped and counted, the others are read as usual."""
+    import datasets
+    from transformers import AutoTokenizer
+
+    from citetrain.train.crossencoder import tokenize
+
+    tok = AutoTokenizer.from_pretrained(tiny_bert)
+    long = " ".join(["w1"] * 60)
+    ds = datasets.Dataset.from_dict({"premise": ["w1 w2 w3", "w4 w5", "w6"],
+                                     "hypothesis": ["it says w2", long, "it says w6"],
+                                     "label": [2, 0, 2], "group": ["a", "b", "c"],
+                                     "source": ["x:y"] * 3})
+    data, groups = tokenize(ds, tok, 32, "train")
+    assert list(groups) == ["a", "c"] and len(data) == 2
+    assert all(len(ids) <= 32 for ids in data["input_ids"]) and "fits" not in data.column_names
+    assert data[0]["input_ids"] == tok("w1 w2 w3", "it says w2")["input_ids"]

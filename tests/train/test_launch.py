@@ -119,9 +119,10 @@ def test_overrides_are_applied_and_forwarded(tmp_path):
 
 def test_recipe_env_and_existing_thread_setting_win(tmp_path):
     recipe = load_recipe(write_recipe(tmp_path, {"num_processes": 2, "env": {"OMP_NUM_THREADS": "4", "A": "b"}}))
-    assert launch_env(recipe, {}) == {"OMP_NUM_THREADS": "4", "A": "b"}
+    user = {"CITETRAIN_USER_THREADS": "1"}  # the run then says nothing of its thread count
+    assert launch_env(recipe, {}) == {"OMP_NUM_THREADS": "4", "A": "b", **user}
     recipe = load_recipe(write_recipe(tmp_path, {"num_processes": 2}))
-    assert launch_env(recipe, {"OMP_NUM_THREADS": "2"}) == {}
+    assert launch_env(recipe, {"OMP_NUM_THREADS": "2"}) == user
 
 
 def test_format_command_quotes_values_not_names():
@@ -275,10 +276,11 @@ def test_each_process_gets_its_share_of_the_cores(tmp_path, monkeypatch, cores, 
 
 
 def test_a_thread_setting_of_the_user_is_left_to_accelerate(tmp_path):
+    user = {"CITETRAIN_USER_THREADS": "1"}
     (argv, env), _ = command(tmp_path, {"num_processes": 2}, environ={"OMP_NUM_THREADS": "3"})
-    assert "--num_cpu_threads_per_process" not in argv and env == {}
+    assert "--num_cpu_threads_per_process" not in argv and env == user
     (argv, env), _ = command(tmp_path, {"env": {"OMP_NUM_THREADS": "5"}})
-    assert "--num_cpu_threads_per_process" not in argv and env == {"OMP_NUM_THREADS": "5"}
+    assert "--num_cpu_threads_per_process" not in argv and env == {"OMP_NUM_THREADS": "5", **user}
 
 
 def test_accelerate_hands_the_threads_to_the_process(tmp_path, no_default_config):

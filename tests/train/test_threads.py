@@ -43,6 +43,11 @@ def test_a_run_started_with_one_thread_says_so(tmp_path, monkeypatch):
         assert out.startswith("[citetrain] this process runs 1 CPU thread")
     else:
         assert out == "None"
+    env["CITETRAIN_USER_THREADS"] = "1"  # `citetrain train` under the user's OMP_NUM_THREADS
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
+                         check=True).stdout.strip()
+    assert out == "None"
+    del env["CITETRAIN_USER_THREADS"]
     env["OMP_NUM_THREADS"] = str(cpu_cores())
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,
                          check=True).stdout.strip()
