@@ -36,7 +36,7 @@ from citetrain import __version__
 from citetrain.builders.pairs_gen import GenConfig, shard_pairs
 from citetrain.builders.passages import PassageSet, read_passages
 from citetrain.builders.pool import SentencePool
-from citetrain.builders.run import out_dir, save_atomically
+from citetrain.builders.run import check_state, out_dir, save_atomically
 from citetrain.builders.spec import TRANSFORMS, BuildSpec
 from citetrain.errors import CitetrainError
 from citetrain.io.writers import atomic_write_text
@@ -66,17 +66,8 @@ def check_pairs_work(work: Path, spec: BuildSpec, found: PassageSet, spacy: str)
 
     holdout = spec.pairs.holdout if spec.pairs else None
     extra = [sha256_file(e.split(":", 1)[-1]) for e in (holdout.labelled if holdout else [])]
-    state = {"settings": spec.settings(), "passages": len(found.passages), "spacy": spacy,
-             "files": [f["sha256"] for f in found.files] + extra}
-    path = work / "settings.json"
-    if path.is_file():
-        old = json.loads(path.read_text(encoding="utf-8"))
-        if old != state:
-            diff = sorted(k for k in state if old.get(k) != state[k])
-            raise CitetrainError(f"{work}: made by a build with other {', '.join(diff)}; "
-                                 "remove the folder or build with --fresh")
-        return
-    atomic_write_text(path, json.dumps(state, indent=1, sort_keys=True) + "\n")
+    check_state(work, {"settings": spec.settings(), "passages": len(found.passages),
+                       "spacy": spacy, "files": [f["sha256"] for f in found.files] + extra})
 
 
 def _init(pool: SentencePool, cfg: GenConfig) -> None:

@@ -68,8 +68,13 @@ def _read_jsonl(path: Path) -> list[dict[str, Any]]:
 
 def check_work(work: Path, spec: BuildSpec, sources: Sources, engine: NLIEngine) -> None:
     """Refuse to resume from shards made by another spec, input or NLI model."""
-    state = {"settings": spec.settings(), "files": [f["sha256"] for f in sources.files],
-             "items": len(sources.items), "nli": engine.name}
+    check_state(work, {"settings": spec.settings(), "files": [f["sha256"] for f in sources.files],
+                       "items": len(sources.items), "nli": engine.name})
+
+
+def check_state(work: Path, state: dict[str, Any]) -> None:
+    """``work/settings.json`` holds ``state`` (written when absent); a folder made under another
+    state is refused, naming the keys that differ."""
     path = work / "settings.json"
     if path.is_file():
         old = json.loads(path.read_text(encoding="utf-8"))
