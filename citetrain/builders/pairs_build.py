@@ -143,10 +143,8 @@ def run_pair_shards(found: PassageSet, pool: SentencePool, spec: BuildSpec, work
     return needed
 
 
-def _rows(paths: list[str], split: str, limit: int | None, digest: str
-          ) -> Iterator[dict[str, Any]]:
-    """The shards' rows of one split, in order, among the first ``limit`` rows overall
-    (``digest`` only names the content for the dataset's fingerprint)."""
+def _shard_lines(paths: list[str], limit: int | None) -> Iterator[dict[str, Any]]:
+    """The rows of the shards in order, the first ``limit`` of them (all when ``None``)."""
     seen = 0
     for path in paths:
         with open(path, encoding="utf-8") as f:
@@ -154,9 +152,16 @@ def _rows(paths: list[str], split: str, limit: int | None, digest: str
                 if limit is not None and seen >= limit:
                     return
                 seen += 1
-                row = json.loads(line)
-                if row.pop("split") == split:
-                    yield {c: row[c] for c in COLUMNS}
+                yield json.loads(line)
+
+
+def _rows(paths: list[str], split: str, limit: int | None, digest: str
+          ) -> Iterator[dict[str, Any]]:
+    """The shards' rows of one split, in order, among the first ``limit`` rows overall
+    (``digest`` only names the content for the dataset's fingerprint)."""
+    for row in _shard_lines(paths, limit):
+        if row.pop("split") == split:
+            yield {c: row[c] for c in COLUMNS}
 
 
 def merge(work: Path, n_shards: int, limit: int | None
@@ -167,7 +172,6 @@ def merge(work: Path, n_shards: int, limit: int | None
     skipped: Counter = Counter()
     h = hashlib.sha256()
     paths = []
-    seen = 0
     for i in range(n_shards):
         path = _shard_path(work, i)
         if not path.is_file():
@@ -176,14 +180,9 @@ def merge(work: Path, n_shards: int, limit: int | None
         h.update(path.read_bytes())
         for t, r, k in json.loads((work / f"skips-{i:05d}.json").read_text(encoding="utf-8")):
             skipped[(t, r)] += k
-        with open(path, encoding="utf-8") as f:
-            for line in f:
-                if limit is not None and seen >= limit:
-                    break
-                seen += 1
-                row = json.loads(line)
-                by.setdefault(row["split"], {}).setdefault(row["transform"], Counter())[
-                    LABEL_NAMES[row["label"]]] += 1
+    for row in _shard_lines(paths, limit):
+        by.setdefault(row["split"], {}).setdefault(row["transform"], Counter())[
+            LABEL_NAMES[row["label"]]] += 1
     counts = {s: {t: dict(sorted(c.items())) for t, c in sorted(ts.items())}
               for s, ts in sorted(by.items())}
     return counts, skipped, paths, h.hexdigest()
