@@ -139,6 +139,28 @@ def read_pairs(pairs: Sequence[Pair], tokenizer: Any, max_length: int, premise: 
     return [p for p, _ in pairs], hyps
 
 
+def encode_pairs(tokenizer: Any, premises: Sequence[str], hyps: Sequence[str],
+                 max_length: int) -> tuple[dict[str, list], list[bool]]:
+    """Token ids of (premise, statement) pairs cut to ``max_length`` from the premise, and for
+    each pair whether its statement left room for a premise token; a statement that does not is
+    cut too (``longest_first``) rather than refused, as the fast tokenizer does under
+    ``only_first``. Unpadded lists; :func:`tokenizer.pad` makes a batch of them."""
+    room = max_length - tokenizer.num_special_tokens_to_add(pair=True)
+    fits = [len(ids) < room for ids in
+            tokenizer(list(hyps), add_special_tokens=False)["input_ids"]] if hyps else []
+    out: dict[str, list] = {}
+    for rows, mode in (([i for i, ok in enumerate(fits) if ok], "only_first"),
+                       ([i for i, ok in enumerate(fits) if not ok], "longest_first")):
+        if rows:
+            part = tokenizer([premises[i] for i in rows], [hyps[i] for i in rows],
+                             truncation=mode, max_length=max_length)
+            for k, v in part.items():
+                column = out.setdefault(k, [None] * len(fits))
+                for i, row in zip(rows, v):
+                    column[i] = row
+    return out, fits
+
+
 class ClassifierNLI(HFBackend):
     """Sequence-pair classifier NLI backend (see the module docstring).
 
@@ -177,8 +199,8 @@ class ClassifierNLI(HFBackend):
         """Token rows and, per row, the pair it belongs to (several rows per long premise)."""
         premises, hyps = read_pairs(pairs, self.tokenizer, self.max_length, self.premise, self.hint)
         if self.premise == "select":
-            enc = self.tokenizer(premises, hyps, padding=True, truncation="only_first",
-                                 max_length=self.max_length, return_tensors="pt")
+            rows, _ = encode_pairs(self.tokenizer, premises, hyps, self.max_length)
+            enc = self.tokenizer.pad(rows, padding=True, return_tensors="pt")
             return enc, list(range(len(pairs)))
         if self.windows:
             longest_h = max(len(ids) for ids in self.tokenizer(hyps, add_special_tokens=False)["input_ids"])

@@ -92,27 +92,13 @@ def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
     reduced to its best-covering sentences with ``premise="select"``), the hypothesis read with
     its coverage hint (:mod:`citetrain.nli.hints`); pairs whose statement alone does not fit are
     dropped and counted; returns (tokens, groups)."""
-    from citetrain.nli.classifier import read_pairs
-
-    room = max_length - tokenizer.num_special_tokens_to_add(pair=True)
+    from citetrain.nli.classifier import encode_pairs, read_pairs
 
     def enc(batch: dict[str, list]) -> dict[str, list]:
         premises, hyps = read_pairs(list(zip(batch["premise"], batch["hypothesis"])), tokenizer,
                                     max_length, premise, hint)
-        fits = [len(ids) < room for ids in
-                tokenizer(hyps, add_special_tokens=False)["input_ids"]]  # and one premise token
-        # a statement that leaves no room is read cut (the fast tokenizer refuses only_first
-        # there) and dropped below
-        out: dict[str, list] = {}
-        for rows, mode in (([i for i, ok in enumerate(fits) if ok], "only_first"),
-                           ([i for i, ok in enumerate(fits) if not ok], "longest_first")):
-            if rows:
-                part = tokenizer([premises[i] for i in rows], [hyps[i] for i in rows],
-                                 truncation=mode, max_length=max_length)
-                for k, v in part.items():
-                    column = out.setdefault(k, [None] * len(hyps))
-                    for i, row in zip(rows, v):
-                        column[i] = row
+        # a statement that leaves no room for its premise is read cut, and dropped below
+        out, fits = encode_pairs(tokenizer, premises, hyps, max_length)
         out["fits"] = fits
         out["labels"] = ([label_map[v] for v in batch["label"]] if label_map
                          else batch["label"])

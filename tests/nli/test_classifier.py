@@ -182,3 +182,15 @@ def test_int8_dtype_quantizes_the_linear_layers_and_keeps_the_answers(models):
     assert [x.support is None for x in a] == [y.support is None for y in b]
     with pytest.raises(CitetrainError, match="int8.*CPU only"):
         ClassifierNLI(models["three"], device="cuda:0", dtype="int8")
+
+
+def test_select_reads_a_statement_longer_than_max_length(models):
+    """A statement that leaves no room for its premise is read cut (the fast tokenizer refuses
+    ``only_first`` there); the other pairs of the batch are read exactly as before."""
+    nli = ClassifierNLI(models["three"], device="cpu", premise="select", max_length=24)
+    long = " ".join(["the cat sat on the mat ."] * 10)
+    short = PAIRS[0]
+    both = nli.predict([short, ("the dog ran in the park .", long)])
+    alone = nli.predict([short])
+    assert len(both) == 2 and 0.0 <= both[1].prob <= 1.0
+    assert both[0].prob == pytest.approx(alone[0].prob, abs=1e-5)
