@@ -23,12 +23,15 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--base-url", help="teacher: OpenAI-compatible endpoint (default $OPENAI_BASE_URL)")
     p.add_argument("--dtype", help="crossencoder / nli model: auto, fp32, bf16, fp16 or int8 (CPU "
                    "serving: int8 Linear layers)")
+    p.add_argument("--union-first", action="store_true", default=None,
+                   help="crossencoder / nli: ask the union of a statement's passages before each "
+                   "passage alone (fewer calls on mostly unsupported answers)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(run=run)
 
 
 OPTIONS = {"generative": ("rating", "max_new_tokens", "batch_size"), "teacher": ("rating", "base_url"),
-           "crossencoder": ("dtype",), "nli": ("dtype",)}
+           "crossencoder": ("dtype", "union_first"), "nli": ("dtype", "union_first")}
 
 
 def _options(args: argparse.Namespace) -> dict:

@@ -41,3 +41,13 @@ def test_judge_cli_bad_input_names_the_line(tmp_path, capsys):
     assert main(["judge", str(bad), "--judge", "nli:lexical", "--no-progress"]) == 2
     err = capsys.readouterr().err
     assert "bad.jsonl:2: field 'docs'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_union_first_and_dtype_reach_the_judge_and_its_engine():
+    """``--union-first`` is the judge's option, ``--dtype`` the engine's (none for lexical);
+    by default the NLI judge asks in the ``citeeval`` metric's order."""
+    from citetrain.judges.registry import make_judge
+
+    assert make_judge("nli:lexical", progress=False).union_first is False
+    judge = make_judge("nli:lexical", progress=False, union_first=True, dtype="int8")
+    assert judge.union_first is True and judge.engine.backend.is_baseline
