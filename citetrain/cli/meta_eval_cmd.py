@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
     groups = [p.group for p in pairs]
     table: dict[str, dict[str, float]] = {}
     for name in [n.strip() for n in args.nli.split(",") if n.strip()]:
-        options = {"dtype": args.dtype} if args.dtype and not name.startswith("lexical") else {}
+        options = {"dtype": args.dtype} if args.dtype else {}  # the lexical NLI ignores it
         engine = make_engine(name, cache=False if args.no_cache else None,
                              progress=not args.no_progress, **options)
         results = engine.results([(p.premise, p.hypothesis) for p in pairs])

@@ -30,8 +30,6 @@ def make_judge(name: str, *, progress: bool = True, cache: bool | None = None, *
         from citetrain.nli.registry import make_engine
 
         model_options = {k: options.pop(k) for k in ENGINE_OPTIONS if k in options}
-        if kind == "nli" and arg.startswith("lexical"):
-            model_options = {}  # no model to load
         engine = make_engine(arg if kind == "nli" else f"classifier:{arg}", cache=cache,
                              progress=progress, **model_options)
         return NLIJudge(engine, **options)
