@@ -27,7 +27,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from citetrain.builders.subsets import (  # noqa: E402
+from citetrain.analysis.subsets import (  # noqa: E402
     SubsetSearch, exhaustive_calls, is_covered, run_searches,
 )
 from citetrain.nli.base import NLIResult  # noqa: E402

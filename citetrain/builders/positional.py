@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-from citetrain.builders.subsets import SubsetSearch, run_searches
+from citetrain.analysis.subsets import SubsetSearch, run_searches
 from citetrain.nli.base import NLIResult
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record, join_docs

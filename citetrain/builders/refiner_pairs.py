@@ -6,23 +6,42 @@ its minimal supporting subsets, DESIGN §6). Every (passage, statement) of a rec
 labelled ``supported`` (2) when the passage is in ``gold``, else ``not_supported`` (0), grouped by
 statement. A ``kind: crossencoder`` recipe lists the build as
 ``refiner:BUILD/statements.jsonl`` in ``data.labelled`` and trains the pair refiner of
-:mod:`citetrain.refine_pairs` on it (``recipes/quickstart.yaml``). Passages and statements are
-read exactly as the pair refiner reads them at inference (:func:`~citetrain.refine_pairs.record_pairs`).
+:mod:`citetrain.refine.pairs` on it (``recipes/quickstart.yaml``). Passages and statements are
+read exactly as the pair refiner reads them at inference (:func:`record_pairs`, which the pair refiner of
+:mod:`citetrain.refine.pairs` uses).
 """
 from __future__ import annotations
 
 import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from citetrain.errors import CitetrainError
 from citetrain.io.labelled import LabelledPair, LabelledSet
-from citetrain.records import Record
-from citetrain.refine_pairs import record_pairs
+from citetrain.nli.base import Pair
+from citetrain.records import Record, format_doc
+from citetrain.text.marks import strip_marks
+from citetrain.text.statements import statements
 
 FORMAT = "refiner"
 SUPPORTED, NOT_SUPPORTED = 2, 0
+
+
+def statement_texts(record: Record) -> list[str]:
+    """The record's statements without their marks (all lines, the order of ``output``)."""
+    return [strip_marks(st.raw.strip() or st.text).strip()
+            for st in statements(record.output, first_line_only=False)]
+
+
+def record_pairs(record: Record, texts: Sequence[str] | None = None
+                 ) -> list[tuple[int, int, Pair]]:
+    """``(statement index, passage id (1-based), (passage, statement))`` for every statement and
+    passage of ``record``; the passage is read as the metrics read it (:func:`format_doc`).
+    ``texts``: the record's :func:`statement_texts` when the caller already has them."""
+    passages = [format_doc(d) for d in record.docs]
+    texts = statement_texts(record) if texts is None else texts
+    return [(k, i, (p, text)) for k, text in enumerate(texts) for i, p in enumerate(passages, 1)]
 
 
 def _jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:

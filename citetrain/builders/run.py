@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 from tqdm.auto import tqdm
 
-from citetrain.builders.labels import (
+from citetrain.analysis.support import (
     analyse,
     analyses_of,
     analysis_row,
@@ -33,10 +33,9 @@ from citetrain.builders.labels import (
 )
 from citetrain.builders.sources import Sources
 from citetrain.builders.spec import BuildSpec
-from citetrain.builders.subsets import SubsetSearch, run_searches
+from citetrain.analysis.subsets import SubsetSearch, run_searches
 from citetrain.errors import CitetrainError
-from citetrain.io.writers import atomic_dir, atomic_write_text
-from citetrain.io.writers import replace_dir as replace_dir  # re-exported: train.crossencoder
+from citetrain.io.writers import atomic_write_text, save_atomically
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import join_docs
 
@@ -159,12 +158,3 @@ def save_dataset(examples: dict[str, list[dict[str, Any]]], target: Path) -> Non
                                          features=feats)
         for name, exs in examples.items() if exs})  # an empty split is left out
     save_atomically(dd, target)
-
-
-def save_atomically(dd: Any, target: Path) -> None:
-    """``dd.save_to_disk(target)`` through a temporary folder and a rename (:func:`atomic_dir`)."""
-    import datasets
-
-    datasets.disable_progress_bars()
-    with atomic_dir(target) as tmp:
-        dd.save_to_disk(str(tmp))

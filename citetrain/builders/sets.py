@@ -3,7 +3,7 @@
 Each builder returns ``(examples, dropped)``: examples are dicts with ``prompt``, ``completion``
 and bookkeeping columns (``id``, ``question``, ``unit``); ``dropped`` counts what was left out,
 by reason. A completion starts with a space or a newline so that no token spans the boundary
-between prompt and completion (the loss mask is cut there). Analyses are the rows of :func:`citetrain.builders.labels.analysis_row`.
+between prompt and completion (the loss mask is cut there). Analyses are the rows of :func:`citetrain.analysis.support.analysis_row`.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from collections import Counter
 from typing import Any, Callable, Sequence
 
 from citetrain.builders import prompts as P
-from citetrain.builders.labels import is_empty_statement
-from citetrain.metrics.editdist import Action
+from citetrain.analysis.support import is_empty_statement
+from citetrain.analysis.editdist import Action
 from citetrain.metrics.itercoe import REASONS, render_citeeval_prompt
 from citetrain.records import Record
 from citetrain.text.marks import Statement

@@ -10,7 +10,7 @@ from typing import Any, Sequence
 
 from citetrain.io.readers import ReadResult, read_records
 from citetrain.records import Record
-from citetrain.suites import SuiteData
+from citetrain.metrics.suites import SuiteData
 from citetrain.text.statements import statements
 
 
@@ -54,7 +54,7 @@ def _synthetic(spec: Any) -> ReadResult:
     "hash" is the sha256 of their JSONL text, so a changed generator invalidates a resume)."""
     import json
 
-    from citetrain.synth import synth_records
+    from citetrain.synth.records import synth_records
 
     records = synth_records(spec.n, spec.seed)
     name = f"synthetic:n={spec.n},seed={spec.seed}"

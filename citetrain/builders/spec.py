@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from citetrain.config import load_config
-from citetrain.suites import SuiteData, resolve_data_paths
+from citetrain.metrics.suites import SuiteData, resolve_data_paths
 
 Kind = Literal["refiner", "generator", "judge", "pairs"]
 
@@ -17,7 +17,7 @@ class _Section(BaseModel):
 
 
 class SynthSpec(_Section):
-    """The project's own seeded synthetic records (:func:`citetrain.synth.synth_records`)."""
+    """The project's own seeded synthetic records (:func:`citetrain.synth.records.synth_records`)."""
 
     n: int = Field(default=1000, ge=1)
     seed: int = 0

@@ -4,8 +4,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Sequence
 
-from citetrain.builders.labels import is_empty_statement
-from citetrain.builders.subsets import exhaustive_calls
+from citetrain.analysis.support import is_empty_statement
+from citetrain.analysis.subsets import exhaustive_calls
 
 
 def statement_counts(rows: Sequence[dict[str, Any]], n_docs: dict[str, int],

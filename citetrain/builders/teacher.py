@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from citetrain.judges.teacher import TeacherJudge
+from citetrain.llm.teacher import teacher_chat_from_settings
 from citetrain.metrics.itercoe import parse_itercoe
 
 
@@ -23,7 +23,7 @@ def teacher_outputs(teacher: Any, prompts: Sequence[tuple[str, int]], cache_path
                     progress: bool = True) -> dict[str, str | None]:
     """``{prompt: output}`` for ``(prompt, number of statements)`` pairs; ``None`` where the
     teacher's output cannot be parsed."""
-    chat = TeacherJudge.from_settings(teacher, cache_path=cache_path).chat
+    chat = teacher_chat_from_settings(teacher, cache_path=cache_path)
     unique = dict(prompts)
     answers = chat.complete(list(unique), progress=progress)
     return {p: (a if readable(a, unique[p]) else None) for p, a in zip(unique, answers)}

@@ -28,10 +28,10 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from citetrain.evaluate import evaluate
+    from citetrain.metrics.evaluate import evaluate
     from citetrain.io.readers import read_records
     from citetrain.nli.registry import make_engine
-    from citetrain.suites import Suite, SuiteData, load_suite
+    from citetrain.metrics.suites import Suite, SuiteData, load_suite
 
     target = Path(args.target)
     if target.suffix in (".yaml", ".yml"):

@@ -7,6 +7,7 @@ import sys
 from importlib import import_module
 
 from citetrain import __version__
+from citetrain.errors import error_line
 
 COMMANDS = {
     "eval": "citetrain.cli.eval_cmd",
@@ -53,23 +54,6 @@ def main(argv: list[str] | None = None) -> int:
         code, msg = error_line(e)
         print(f"citetrain {args.command}: {msg}", file=sys.stderr)
         return code
-
-
-def error_line(e: Exception) -> tuple[int, str]:
-    """Exit code and one-line message for an error: 2 for the user's errors (bad input, a
-    missing file, a full disk), 1 for anything else, which is a bug to report."""
-    from citetrain.errors import CitetrainError
-
-    if isinstance(e, CitetrainError):
-        return 2, f"error: {e}"
-    if isinstance(e, OSError):
-        where = getattr(e, "filename", None)
-        return 2, f"error: {where + ': ' if where else ''}{e.strerror or e}"
-    text = " ".join(str(e).split()) or "(no message)"
-    if type(e).__module__ == "sqlite3":  # a cache on a full disk, read-only or locked
-        return 2, f"error: cache database: {text}"
-    return 1, (f"internal error: {type(e).__name__}: {text} (run with --debug for the "
-               "traceback and report it)")
 
 
 if __name__ == "__main__":

@@ -71,6 +71,9 @@ def run(args: argparse.Namespace) -> int:
         results = engine.results([(p.premise, p.hypothesis) for p in pairs])
         scores = [r.expected if args.score == "expected" else r.prob for r in results]
         table[engine.name] = meta_evaluate(scores, labels, groups)
+        cut = getattr(getattr(engine, "backend", None), "cut_statements", 0)
+        if cut:
+            print(f"{engine.name}: {cut} statements longer than the model's max_length were read cut")
     rows = list(dict.fromkeys(k for res in table.values() for k, v in res.items()
                               if isinstance(v, (int, float))))
     width = max(len(r) for r in rows)

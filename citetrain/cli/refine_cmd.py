@@ -6,12 +6,16 @@ import argparse
 
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p = sub.add_parser(name, help="replace the citations of any generator's answers with a refiner's",
-                       description="Refine citations with a trained refiner (adapter or merged "
-                       "model); the text stays byte-identical outside the marks. Output is in the "
+                       description="Refine citations with any refiner citetrain trains, chosen "
+                       "from the checkpoint's config: a causal-LM G-t-R refiner (adapter or merged "
+                       "model) or a (passage, statement) support classifier (the quickstart's "
+                       "refiner, a cross-encoder judge, classifier:HUB_ID); the text stays "
+                       "byte-identical outside the marks. Output is in the "
                        "input's format (ALCE, WebGLM, CiteEval, ExpertQA; others as ALCE). Finished "
                        "chunks go to OUT.partial.jsonl, so a killed run resumes where it stopped.")
     p.add_argument("predictions", help="predictions file (any supported format)")
-    p.add_argument("--refiner", required=True, help="refiner checkpoint: adapter or model folder")
+    p.add_argument("--refiner", required=True,
+                   help="refiner checkpoint: causal LM (adapter or model folder) or classifier")
     p.add_argument("--out", required=True, help="output file (.jsonl or .json)")
     p.add_argument("--format", default="auto", help="input format (default auto)")
     p.add_argument("--max-new-tokens", type=int, default=24)
@@ -19,6 +23,9 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--chunk", type=int, default=64, help="records per saved chunk (default 64)")
     p.add_argument("--max-length", type=int, default=None, help="cap on prompt + output tokens")
     p.add_argument("--max-doc-words", type=int, default=None, help="as the training data's")
+    p.add_argument("--threshold", type=float, default=0.5,
+                   help="pair refiner: cite passages with P(supported) >= this (default 0.5)")
+    p.add_argument("--max-ids", type=int, default=3, help="pair refiner: at most this many ids")
     p.add_argument("--score", action="store_true", help="score before and after with --metrics")
     p.add_argument("--metrics", default="alce,lenient")
     p.add_argument("--nli", default="lexical")
@@ -30,27 +37,28 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from citetrain.io.patch import write_in_input_format
     from citetrain.io.readers import read_records
-    from citetrain.refine import load_refiner
-    from citetrain.refine_partial import PartialRefine
+    from citetrain.refine.load import load_refiner
+    from citetrain.refine.partial import PartialRefine
 
     res = read_records(args.predictions, args.format, skip_invalid=args.skip_invalid)
     if res.skipped:
         print(res.summary())
-    model, tokenizer = load_refiner(args.refiner)
+    refiner = load_refiner(args.refiner, max_new_tokens=args.max_new_tokens,
+                           batch_size=args.batch_size, max_length=args.max_length,
+                           max_words=args.max_doc_words, threshold=args.threshold,
+                           max_ids=args.max_ids)
     job = PartialRefine(args.out + ".partial.jsonl", args.predictions, args.refiner)
-    refined, counts = job.run(res.records, model, tokenizer, chunk=args.chunk,
-                              max_new_tokens=args.max_new_tokens, batch_size=args.batch_size,
-                              max_length=args.max_length, max_words=args.max_doc_words,
+    refined, counts = job.run(res.records, refiner.refine, chunk=args.chunk,
                               progress=not args.no_progress)
     fmt = write_in_input_format(res, refined, args.out)
     job.finish()
-    print(f"refined {len(refined)} records ({counts['resumed']} resumed from a partial run), "
+    print(f"{refiner.kind} refiner {args.refiner}: refined {len(refined)} records ({counts['resumed']} resumed from a partial run), "
           f"{counts['statements']} statements: {counts['ids']} ids kept, "
           f"{counts['dropped_out_of_range']} out of range dropped, {counts['not_ids']} outputs "
           f"not ids (citations left as they were), {counts['records_unchanged']} records left "
           f"unchanged; wrote {args.out} ({fmt})")
     if args.score:
-        from citetrain.evaluate import evaluate
+        from citetrain.metrics.evaluate import evaluate
         from citetrain.nli.registry import make_engine
 
         engine = make_engine(args.nli, progress=not args.no_progress)

@@ -27,7 +27,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 def run(args: argparse.Namespace) -> int:
     from citetrain.errors import CitetrainError
     from citetrain.io.writers import write_records
-    from citetrain.synth import CASES, case_counts, synth_records
+    from citetrain.synth.records import CASES, case_counts, synth_records
 
     if args.n < 1:
         raise CitetrainError(f"--n must be at least 1, got {args.n}")

@@ -164,3 +164,12 @@ def write_records(records: Iterable[Record], path: str | os.PathLike[str],
             for row in rows:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
     return Path(path)
+
+
+def save_atomically(dd: Any, target: Path) -> None:
+    """``dd.save_to_disk(target)`` through a temporary folder and a rename (:func:`atomic_dir`)."""
+    import datasets
+
+    datasets.disable_progress_bars()
+    with atomic_dir(target) as tmp:
+        dd.save_to_disk(str(tmp))

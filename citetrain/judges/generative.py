@@ -2,7 +2,7 @@
 with CiteEval's editing-and-rating prompt (F.3) and read by the ITERCOE parser.
 
 One prompt per response carries all its statements (numbered from 1); generation is batched,
-greedy and left-padded (:func:`~citetrain.train.generate.generate_texts`). The parsed edits and
+greedy and left-padded (:func:`~citetrain.models.generate.generate_texts`). The parsed edits and
 ratings are scored by :func:`~citetrain.metrics.citeeval.citeeval_from_judgements`; an output the
 parser cannot read for a statement is reported on that statement (``status``, ``reason``) and
 counted in ``info["unparsed"]``, and the rest of the file is still scored. The judge does not
@@ -37,14 +37,14 @@ class GenerativeJudge:
     @classmethod
     def from_checkpoint(cls, path: str, **options: Any) -> "GenerativeJudge":
         """A judge from a trained checkpoint (adapter with its base, or a full model)."""
-        from citetrain.train.checkpoint import load_causal_lm
+        from citetrain.models.loading import load_causal_lm
 
         model, tokenizer = load_causal_lm(path, role="generative judge")
         return cls(model, tokenizer, name=f"generative:{path}", **options)
 
     def generate(self, prompts: Sequence[str], progress: bool) -> list[str]:
         """The model's outputs for ``prompts``, in order."""
-        from citetrain.train.generate import generate_texts
+        from citetrain.models.generate import generate_texts
 
         return generate_texts(self.model, self.tokenizer, prompts, max_new_tokens=self.max_new_tokens,
                               batch_size=self.batch_size, max_length=self.max_length, progress=progress)

@@ -7,7 +7,7 @@ from typing import Any, Sequence
 
 from citetrain.judges.base import Judge, JudgeResult
 from citetrain.records import Record
-from citetrain.refine import replace_citations
+from citetrain.refine.generative import replace_citations
 
 
 def execute_edits(citations: Sequence[int], edits: Sequence[Sequence[Any]], n_docs: int) -> list[int]:

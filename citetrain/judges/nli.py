@@ -2,7 +2,7 @@
 classifier, TRUE, or the lexical baseline — turned into CiteEval ratings by the builders' rules.
 
 Per statement: its context (query / response / retrieval / model), the minimal supporting subsets
-of the record's passages, the silver edits (:func:`~citetrain.builders.labels.silver_edits`) and
+of the record's passages, the silver edits (:func:`~citetrain.analysis.support.silver_edits`) and
 their EDITDIST rating; per response the Full and Cited means. It is exactly the ``citeeval``
 metric with this engine (:func:`~citetrain.metrics.citeeval.citeeval`), so a judge's numbers and
 the metric's are one computation.
@@ -13,7 +13,7 @@ from typing import Sequence
 
 from citetrain.judges.base import JudgeResult, timed
 from citetrain.metrics.citeeval import Scenario, citeeval
-from citetrain.metrics.editdist import PUBLISHED_WEIGHTS, Weights
+from citetrain.analysis.editdist import PUBLISHED_WEIGHTS, Weights
 from citetrain.nli.base import Pair
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
@@ -22,7 +22,7 @@ from citetrain.records import Record
 class NLIJudge:
     """``NLIJudge(engine, scenario="both", weights=PUBLISHED_WEIGHTS, max_subset_size=3,
     union_first=False)``: ``union_first`` asks the union of a statement's docs before each doc
-    alone (:class:`~citetrain.builders.subsets.SubsetSearch`): on answers whose statements are
+    alone (:class:`~citetrain.analysis.subsets.SubsetSearch`): on answers whose statements are
     mostly unsupported it saves most single-doc calls, with the same ratings under a monotone
     model (a cross-encoder is not quite one, so it is off by default: the judge then is the
     ``citeeval`` metric exactly)."""

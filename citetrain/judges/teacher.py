@@ -16,11 +16,10 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from pathlib import Path
 from typing import Any, Literal, Sequence
 
 from citetrain.judges.base import JudgeResult, timed
-from citetrain.llm.client import CachedChat, ChatClient
+from citetrain.llm.teacher import DEFAULT_MAX_TOKENS, teacher_chat
 from citetrain.metrics.base import MetricResult, skipped_info
 from citetrain.metrics.citeeval import Scenario, citeeval_from_judgements
 from citetrain.metrics.itercoe import (
@@ -32,17 +31,6 @@ from citetrain.text.statements import statements
 
 Rating = Literal["itercoe", "editdist", "ensemble"]
 RATINGS = ("itercoe", "editdist", "ensemble")
-DEFAULT_MAX_TOKENS = 2048
-
-
-def default_cache_path() -> Path:
-    """``teacher.sqlite`` beside ``$CITETRAIN_CACHE`` (the NLI cache file), or under
-    ``~/.cache/citetrain``."""
-    env = os.environ.get("CITETRAIN_CACHE")
-    base = Path(env).expanduser().parent if env else Path.home() / ".cache" / "citetrain"
-    return base / "teacher.sqlite"
-
-
 class TeacherJudge:
     """CiteEval-Auto with a teacher LLM: ``score(records)`` → CiteEval Full / Cited ratings.
 
@@ -51,7 +39,7 @@ class TeacherJudge:
     model : the model name the endpoint serves.
     base_url : endpoint root ending in ``/v1`` (default ``$OPENAI_BASE_URL`` or OpenAI's).
     api_key_env : environment variable with the key; read per request, never stored or shown.
-    cache_path : the SQLite answer cache (default :func:`default_cache_path`).
+    cache_path : the SQLite answer cache (default :func:`citetrain.llm.teacher.default_cache_path`).
     max_tokens, concurrency, tries, retry_delay, timeout : the chat client's settings.
     rating : ``"itercoe"`` ((r − 1) / 4), ``"editdist"`` (EDITDIST of the edits) or
         ``"ensemble"`` (their mean).
@@ -79,10 +67,10 @@ class TeacherJudge:
     ) -> None:
         if rating not in RATINGS:
             raise ValueError(f"rating must be 'itercoe', 'editdist' or 'ensemble', got {rating!r}")
-        client = ChatClient(model, base_url=base_url, api_key_env=api_key_env, tries=tries,
-                            retry_delay=retry_delay, timeout=timeout, max_tokens=max_tokens,
-                            concurrency=concurrency)
-        self.chat = CachedChat(client, cache_path or default_cache_path())
+        self.chat = teacher_chat(model, base_url=base_url, api_key_env=api_key_env,
+                                 cache_path=cache_path, max_tokens=max_tokens,
+                                 concurrency=concurrency, tries=tries, retry_delay=retry_delay,
+                                 timeout=timeout)
         self.name = f"teacher:{model}"
         self.rating: Rating = rating
         self.contexts = bool(contexts)
@@ -154,4 +142,4 @@ class TeacherJudge:
         return result
 
 
-__all__ = ["TeacherJudge", "default_cache_path"]
+__all__ = ["TeacherJudge"]

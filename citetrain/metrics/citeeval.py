@@ -13,7 +13,7 @@ parser). With φ(P, s) the NLI decision and ``docs`` the record's passages:
   ≤ ``max_subset_size`` (singletons, then pairs and triples among the docs that do not entail
   alone, skipping supersets of supporting sets; one round per size across all records).
 * edits (:func:`silver_edits`, DESIGN §5) and rating = EDITDIST of those edits
-  (:func:`~citetrain.metrics.editdist.editdist_score`).
+  (:func:`~citetrain.analysis.editdist.editdist_score`).
 * scenarios: **Full** — every retrieval statement, an uncited one scores 0; **Cited** — retrieval
   statements with citations only. Response score = mean over applicable statements; dataset score
   = 100 × mean over records with at least one applicable statement (``citeeval_full``,
@@ -29,11 +29,11 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, Literal, Sequence
 
-from citetrain.builders.labels import (
+from citetrain.analysis.support import (
     CREDIBILITY_CAP, StatementAnalysis, action_counts, analyse, analyses_of, silver_edits,
 )
 from citetrain.metrics.base import MetricResult, check_at_most_citations, mean, skipped_info
-from citetrain.metrics.editdist import PUBLISHED_WEIGHTS, Weights, editdist_score
+from citetrain.analysis.editdist import PUBLISHED_WEIGHTS, Weights, editdist_score
 from citetrain.metrics.itercoe import CONTEXT_LABELS, ContextJudgement, StatementJudgement
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from typing import Literal, Sequence
 
-from citetrain.metrics.editdist import Action, Edit
+from citetrain.analysis.editdist import Action, Edit
 from citetrain.records import Doc, Record
 from citetrain.text.marks import Statement
 

@@ -183,6 +183,7 @@ class ClassifierNLI(HFBackend):
             raise CitetrainError(f"classifier NLI: premise must be one of "
                                  f"{', '.join(PREMISE_MODES)}, not {premise!r}")
         self._premise_option = premise if windows else "cut"
+        self.cut_statements = 0  # statements longer than max_length, read cut (premise select)
         super().__init__(model, **options)
         self.revision += _TAGS[self.premise]
 
@@ -199,7 +200,8 @@ class ClassifierNLI(HFBackend):
         """Token rows and, per row, the pair it belongs to (several rows per long premise)."""
         premises, hyps = read_pairs(pairs, self.tokenizer, self.max_length, self.premise, self.hint)
         if self.premise == "select":
-            rows, _ = encode_pairs(self.tokenizer, premises, hyps, self.max_length)
+            rows, fits = encode_pairs(self.tokenizer, premises, hyps, self.max_length)
+            self.cut_statements += fits.count(False)
             enc = self.tokenizer.pad(rows, padding=True, return_tensors="pt")
             return enc, list(range(len(pairs)))
         if self.windows:

@@ -3,11 +3,15 @@
 Names: ``lexical`` (or ``lexical:0.6`` for another threshold); ``seq2seq:PATH_OR_HUB_ID`` (TRUE-style
 T5; ``true`` is ``seq2seq:google/t5_xxl_true_nli_mixture``); ``classifier:PATH_OR_HUB_ID`` (MNLI-style);
 ``llm:MODEL`` (OpenAI-compatible endpoint from ``--nli-url`` / ``OPENAI_BASE_URL``, key from
-``OPENAI_API_KEY``); ``judge:JUDGE`` (any judge name of :mod:`citetrain.judges.registry`, e.g.
-``judge:generative:PATH``: the judge's rating of the hypothesis citing the premise).
+``OPENAI_API_KEY``); and any kind a package registers in the ``citetrain.nli`` entry-point group
+(``KIND = "module:factory"``, called as ``factory(ARG, **options)``). citetrain registers ``judge``
+that way: ``judge:JUDGE`` is any judge name of :mod:`citetrain.judges.registry` (e.g.
+``judge:generative:PATH``: the judge's rating of the hypothesis citing the premise), so the NLI
+layer never imports the judges built above it.
 """
 from __future__ import annotations
 
+from importlib.metadata import entry_points
 from typing import Any
 
 from citetrain.errors import CitetrainError
@@ -15,7 +19,13 @@ from citetrain.nli.cache import NLICache
 from citetrain.nli.engine import NLIEngine
 
 ALIASES = {"true": "seq2seq:google/t5_xxl_true_nli_mixture"}
-KINDS = ("lexical", "seq2seq", "classifier", "llm", "judge")
+BUILT_IN = ("lexical", "seq2seq", "classifier", "llm")
+PLUGIN_GROUP = "citetrain.nli"
+
+
+def plugin_kinds() -> dict[str, Any]:
+    """``{kind: entry point}`` of the ``citetrain.nli`` group (installed packages)."""
+    return {ep.name: ep for ep in entry_points(group=PLUGIN_GROUP)}
 
 
 def make_backend(name: str, **options: Any):
@@ -26,7 +36,8 @@ def make_backend(name: str, **options: Any):
         from citetrain.nli.lexical import LexicalNLI
 
         return LexicalNLI(threshold=float(arg) if arg else options.get("threshold", 0.7))
-    if kind in ("seq2seq", "classifier", "llm", "judge") and not arg:
+    plugins = {} if kind in BUILT_IN else plugin_kinds()
+    if (kind in BUILT_IN[1:] or kind in plugins) and not arg:
         raise CitetrainError(f"NLI '{name}': give a model after the colon, e.g. {kind}:PATH")
     if kind == "seq2seq":
         from citetrain.nli.seq2seq import Seq2SeqNLI
@@ -36,16 +47,14 @@ def make_backend(name: str, **options: Any):
         from citetrain.nli.classifier import ClassifierNLI
 
         return ClassifierNLI(arg, **options)
-    if kind == "judge":
-        from citetrain.judges.registry import make_judge
-        from citetrain.nli.judge import JudgeNLI
-
-        return JudgeNLI(make_judge(arg, progress=False, **options))
     if kind == "llm":
         from citetrain.nli.llm import LLMNLI
 
         return LLMNLI(arg, **options)
-    raise CitetrainError(f"unknown NLI '{name}': use one of {', '.join(KINDS)} (e.g. seq2seq:PATH)")
+    if kind in plugins:
+        return plugins[kind].load()(arg, **options)
+    kinds = (*BUILT_IN, *sorted(plugins))
+    raise CitetrainError(f"unknown NLI '{name}': use one of {', '.join(kinds)} (e.g. seq2seq:PATH)")
 
 
 def make_engine(

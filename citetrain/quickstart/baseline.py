@@ -5,8 +5,8 @@ from typing import Sequence
 
 from citetrain.nli.lexical import content_words
 from citetrain.records import Record
-from citetrain.refine import apply_refiner_outputs
-from citetrain.refine_pairs import statement_texts
+from citetrain.refine.generative import apply_refiner_outputs
+from citetrain.builders.refiner_pairs import statement_texts
 from citetrain.builders.prompts import render_ids
 
 

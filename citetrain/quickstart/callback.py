@@ -7,7 +7,7 @@ from typing import Any, Sequence
 from transformers import TrainerCallback
 
 from citetrain.records import Record
-from citetrain.refine_pairs import model_support, pair_refine
+from citetrain.refine.pairs import model_support, pair_refine
 
 
 class PairRefinerScoreCallback(TrainerCallback):

@@ -41,7 +41,7 @@ def build_data(plan: Plan, progress: bool = True) -> dict[str, Any]:
 def heldout(plan: Plan) -> tuple[list[Record], list[Record]]:
     """Validation records (in-loop scores) and test records (scored once, at the end), from two
     other synthetic worlds; the test records are written to ``OUT/heldout.jsonl``."""
-    from citetrain.synth import synth_records
+    from citetrain.synth.records import synth_records
 
     val = synth_records(plan.validation_records, seed=plan.seed + 1)
     test = synth_records(plan.test_records, seed=plan.seed + 2)
@@ -73,7 +73,7 @@ def train(plan: Plan, validation: list[Record], log: Log = print) -> dict[str, A
     from citetrain.nli.registry import make_engine
     from citetrain.quickstart.callback import PairRefinerScoreCallback
     from citetrain.train.crossencoder import train_crossencoder
-    from citetrain.train.pkgmodel import resolve_model_path
+    from citetrain.models.pkg import resolve_model_path
 
     done = plan.run_dir / "quickstart_train.json"
     restore_old_dir(plan.run_dir / "final")
@@ -95,12 +95,13 @@ def train(plan: Plan, validation: list[Record], log: Log = print) -> dict[str, A
 
 
 def refine(plan: Plan, test: list[Record]) -> tuple[list[Record], dict[str, int]]:
-    """The test records refined by the trained pair refiner (``OUT/refined.jsonl``)."""
-    from citetrain.refine import strip_marks
-    from citetrain.refine_pairs import classifier_support, pair_refine
+    """The test records refined by the trained pair refiner (``OUT/refined.jsonl``), loaded as
+    ``citetrain refine --refiner OUT/run/final`` loads it."""
+    from citetrain.refine.load import load_refiner
+    from citetrain.text.marks import strip_marks
 
-    refined, counts = pair_refine(test, classifier_support(str(plan.run_dir / "final"),
-                                                           progress=True))
+    refiner = load_refiner(str(plan.run_dir / "final"), progress=True)  # as `citetrain refine` does
+    refined, counts = refiner.refine(test, {})
     counts["text_unchanged"] = sum(strip_marks(a.output) == strip_marks(b.output)
                                    for a, b in zip(test, refined))
     write_records(refined, plan.out / "refined.jsonl")

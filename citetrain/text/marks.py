@@ -87,3 +87,8 @@ def remove_marks(text: str) -> str:
 def render_marks(ids: list[int] | tuple[int, ...]) -> str:
     """``[1][3]`` for ids (1, 3)."""
     return "".join(f"[{i}]" for i in ids)
+
+
+def strip_marks(text: str) -> str:
+    """``text`` without its mark groups (and the whitespace before each)."""
+    return _GROUP.sub("", text)

@@ -34,7 +34,7 @@ class CitationScoreCallback(TrainerCallback):
         from accelerate.utils import gather_object
         from transformers.integrations import is_deepspeed_zero3_enabled
 
-        from citetrain.train.generate import generate_texts
+        from citetrain.models.generate import generate_texts
 
         state = PartialState()
         idx = list(range(len(self.examples)))

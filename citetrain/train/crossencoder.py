@@ -25,14 +25,13 @@ model's config (``citetrain_premise``), so the ``classifier:`` backend reads pai
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import time
 from pathlib import Path
 from typing import Any
 
 from citetrain.errors import CitetrainError
-from citetrain.builders.run import replace_dir
+from citetrain.io.writers import replace_dir
 from citetrain.train import setup as S
 from citetrain.train.pairs import LABEL_NAMES, MANIFEST, build_pairs, parse_source
 from citetrain.train.recipe import Recipe
@@ -213,8 +212,8 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     from accelerate import PartialState
     from transformers import AutoTokenizer, DataCollatorWithPadding, Trainer, set_seed
 
-    from citetrain.train.pkgmodel import resolve_model_path
-    from citetrain.train.run import resume_point
+    from citetrain.models.pkg import resolve_model_path
+    from citetrain.train.resume import resume_point
 
     start = time.time()
     state = PartialState(cpu=recipe.train.use_cpu or not torch.cuda.is_available())
@@ -258,7 +257,7 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     final = out / "final"
     save_final(trainer, tokenizer, recipe, final, state.is_main_process)
     summary: dict[str, Any] = {
-        "final": str(final), "base_model": base, "steps": trainer.state.global_step,
+        "final": str(final), "base_model": recipe.model.name_or_path, "steps": trainer.state.global_step,
         "train_loss": result.training_loss, "resumed_from": ckpt,
         "losses": [h["loss"] for h in trainer.state.log_history if "loss" in h],
         "evals": [h for h in trainer.state.log_history if "eval_loss" in h],
@@ -281,6 +280,6 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
 
             summary["heldout"] = heldout_figures(final, heldout)
         summary["model_bytes"] = sum(f.stat().st_size for f in final.iterdir() if f.is_file())
-        publish(final, recipe, data_path, summary, base, trainer, tokenizer, out)
+        publish(final, recipe, data_path, summary, recipe.model.name_or_path, trainer, tokenizer, out)
     state.wait_for_everyone()
     return summary

@@ -8,7 +8,7 @@ Each statement of a record's answer gives, over the record's passages (``title: 
   two passages together (a ``multi`` case) and this one holds only part of it;
 * the first non-gold passage that shares the record's topic -> ``not_supported``.
 
-The support of each pair follows from how the records are built (:mod:`citetrain.synth`), so
+The support of each pair follows from how the records are built (:mod:`citetrain.synth.records`), so
 the pairs are a cheap warm-up in reading a premise for the statement's facts. The recipe lists a
 synth JSONL file as ``synth:PATH`` (``citetrain synth --n 200 --out PATH``); pairs are split by
 the statement's text like every other source.

@@ -133,7 +133,7 @@ def build_pairs(sources: list[str], target: str | Path, fraction: float = 0.3,
                 seed: int = 0) -> dict[str, Any]:
     """Read ``sources``, split by group, save the DatasetDict to ``target`` and the manifest
     beside it (``target/../manifest.json``); returns the manifest."""
-    from citetrain.builders.run import save_atomically
+    from citetrain.io.writers import save_atomically
     from citetrain.io.writers import atomic_write_text
 
     if not sources:

@@ -13,26 +13,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from citetrain.config import ConfigError, apply_overrides, load_yaml, validate
 from citetrain.metrics.registry import METRICS
+from citetrain.models.tiny import TinySpec
 from citetrain.nli.hints import HINT_MODES
 
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid")
-
-
-class TinySpec(_Section):
-    """A model built from a config (no download): ``family`` and sizes; its byte-level BPE
-    tokenizer is trained on the training set's text."""
-
-    family: Literal["llama", "qwen2"] = "llama"
-    hidden_size: int = Field(default=64, ge=8)
-    intermediate_size: int = Field(default=128, ge=8)
-    num_hidden_layers: int = Field(default=2, ge=1)
-    num_attention_heads: int = Field(default=4, ge=1)
-    num_key_value_heads: int = Field(default=2, ge=1)
-    vocab_size: int = Field(default=2000, ge=300)
-    max_position_embeddings: int = Field(default=4096, ge=64)
-    seed: int = 0
 
 
 class ModelSection(_Section):

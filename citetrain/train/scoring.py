@@ -86,7 +86,7 @@ def judge_scores(examples: Sequence[dict[str, Any]], outputs: Sequence[str]) -> 
 def score_outputs(kind: str, records: dict[str, Record], examples: Sequence[dict[str, Any]],
                   outputs: Sequence[str], metrics: Sequence[str], engine: Any) -> dict[str, float]:
     """Every number the in-loop scorer logs for one evaluation."""
-    from citetrain.evaluate import evaluate
+    from citetrain.metrics.evaluate import evaluate
 
     scores: dict[str, float] = {}
     if kind == "judge":

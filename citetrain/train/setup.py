@@ -113,7 +113,7 @@ def base_model_path(recipe: Recipe, train: Any, main: bool) -> str:
     """A hub id / local path, or the tiny model made for this run (``<output_dir>/base``)."""
     if recipe.model.name_or_path:
         return recipe.model.name_or_path
-    from citetrain.train.tiny import make_tiny_base
+    from citetrain.models.tiny import make_tiny_base
 
     target = Path(recipe.train.output_dir) / "base"
     if main:

@@ -1,7 +1,7 @@
 """Positional generator targets: each atomic claim gets its own gold ids, placed where it stood."""
 from types import SimpleNamespace
 
-from citetrain.builders.labels import analyse, analyses_of, analysis_row
+from citetrain.analysis.support import analyse, analyses_of, analysis_row
 from citetrain.builders.positional import add_claim_targets
 from citetrain.builders.sets import generator_examples
 from citetrain.nli.engine import NLIEngine

@@ -2,12 +2,12 @@
 from collections import Counter
 
 from citetrain.builders import prompts as P
-from citetrain.builders.labels import analyse, analyses_of, analysis_row
+from citetrain.analysis.support import analyse, analyses_of, analysis_row
 from citetrain.builders.sets import (
     attach_marks, generator_examples, judge_examples, likert, perturb, refiner_examples, split_of,
     unit_rng,
 )
-from citetrain.metrics.editdist import Action
+from citetrain.analysis.editdist import Action
 from citetrain.metrics.itercoe import parse_itercoe
 from citetrain.nli.engine import NLIEngine
 

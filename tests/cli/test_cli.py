@@ -46,7 +46,7 @@ def test_eval_suite(tmp_path):
 
 
 def test_shipped_suites_validate():
-    from citetrain.suites import load_suite
+    from citetrain.metrics.suites import load_suite
 
     for path in sorted((REPO / "eval").glob("*.yaml")):
         assert load_suite(path).metrics

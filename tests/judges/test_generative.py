@@ -90,7 +90,7 @@ def test_tiny_generative_judge_end_to_end(judge_data, tmp_path):
 
 
 def test_a_judge_as_an_nli_backend():
-    from citetrain.nli.judge import JudgeNLI
+    from citetrain.judges.as_nli import JudgeNLI
 
     backend = JudgeNLI(Scripted([_block(1, 5), _block(1, 2), "nothing readable"]))
     got = backend.predict([("Alpha.", "Alpha holds."), ("Beta.", "Alpha holds."), ("x", "y")])

@@ -5,7 +5,7 @@ from citetrain.judges.improve import apply_judgement, execute_edits, improve
 from citetrain.judges.nli import NLIJudge
 from citetrain.metrics.citeeval import citeeval
 from citetrain.nli.engine import NLIEngine
-from citetrain.refine import strip_marks
+from citetrain.text.marks import strip_marks
 from tests.builders.hand import EXPECTED, record, table_nli
 
 

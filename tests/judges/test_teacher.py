@@ -13,9 +13,10 @@ import pytest
 
 from citetrain.errors import CitetrainError
 from citetrain.judges.base import Judge
-from citetrain.judges.teacher import TeacherJudge, default_cache_path
+from citetrain.judges.teacher import TeacherJudge
+from citetrain.llm.teacher import default_cache_path
 from citetrain.llm.cache import ChatCache
-from citetrain.metrics.editdist import PUBLISHED_WEIGHTS, Action, editdist_score
+from citetrain.analysis.editdist import PUBLISHED_WEIGHTS, Action, editdist_score
 from citetrain.records import Doc, Record
 
 from ..fake_openai import server  # noqa: F401  (the fixture)

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from citetrain.metrics.citeeval import citeeval, citeeval_from_judgements, silver_edits
-from citetrain.metrics.editdist import Action
+from citetrain.analysis.editdist import Action
 from citetrain.metrics.itercoe import parse_context_labels, parse_itercoe, render_citeeval_prompt
 from citetrain.nli.engine import NLIEngine
 from citetrain.nli.lexical import LexicalNLI
@@ -198,7 +198,7 @@ def test_union_first_gives_the_same_ratings_with_fewer_pairs():
     """The lexical NLI is monotone (more premise text never lowers recall), so asking the union of
     the docs first changes no context, edit or rating; it saves single-doc pairs."""
     from citetrain.nli.registry import make_engine
-    from citetrain.synth import synth_records
+    from citetrain.synth.records import synth_records
 
     records = synth_records(30, seed=3)
     # answers from another invented world: most statements are supported by no passage

@@ -4,7 +4,7 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from citetrain.metrics.editdist import Action
+from citetrain.analysis.editdist import Action
 from citetrain.metrics.itercoe import (
     CITEEVAL_TEMPLATE,
     CONTEXT_TEMPLATE,

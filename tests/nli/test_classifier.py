@@ -194,3 +194,19 @@ def test_select_reads_a_statement_longer_than_max_length(models):
     alone = nli.predict([short])
     assert len(both) == 2 and 0.0 <= both[1].prob <= 1.0
     assert both[0].prob == pytest.approx(alone[0].prob, abs=1e-5)
+    assert nli.cut_statements == 1  # counted once, by the call that read it cut
+
+
+def test_pair_refiner_support_reads_a_long_statement_cut(models):
+    """The training loop's pair-refiner scorer reads pairs as the backend does: a statement longer
+    than max_length is scored, not refused by the tokenizer."""
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from citetrain.refine.pairs import model_support
+
+    model = AutoModelForSequenceClassification.from_pretrained(models["three"])
+    tok = AutoTokenizer.from_pretrained(models["three"])
+    support = model_support(model, tok, max_length=24)
+    long = " ".join(["the cat sat on the mat ."] * 10)
+    probs = support([PAIRS[0], ("the dog ran in the park .", long)])
+    assert len(probs) == 2 and all(0.0 <= p <= 1.0 for p in probs)

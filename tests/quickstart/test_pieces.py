@@ -5,8 +5,9 @@ import json
 import pytest
 
 from citetrain.records import Doc, Record
-from citetrain.refine import strip_marks
-from citetrain.refine_pairs import choose_ids, pair_refine, record_pairs
+from citetrain.text.marks import strip_marks
+from citetrain.builders.refiner_pairs import record_pairs
+from citetrain.refine.pairs import choose_ids, pair_refine
 
 REC = Record(id="r1", question="q", docs=[Doc(title="A", text="Ostra was founded in 1843."),
                                          Doc(title="B", text="Ostra has 5,000 people."),

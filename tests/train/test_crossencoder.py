@@ -179,7 +179,7 @@ def test_labelled_paths_resolve_from_the_recipe_folder(tmp_path, monkeypatch):
 # --- pkg: model resolver -----------------------------------------------------------------------
 
 def test_pkg_resolver_finds_the_model_folder(tmp_path, monkeypatch):
-    from citetrain.train.pkgmodel import resolve_model_path
+    from citetrain.models.pkg import resolve_model_path
 
     pkg = tmp_path / "fake_model_pkg"
     (pkg / "model").mkdir(parents=True)
@@ -245,6 +245,25 @@ def test_training_writes_a_model_the_classifier_backend_loads(tiny_bert, tmp_pat
     again = train(validate_recipe({**data, "train": {**data["train"], "max_steps": 6}}))
     assert again["resumed_from"] and again["resumed_from"].endswith("checkpoint-4")
     assert again["steps"] == 6
+
+
+def test_the_card_names_the_model_as_the_recipe_gave_it(tiny_bert, tmp_path, monkeypatch):
+    """A ``pkg:`` model is named ``pkg:NAME`` in the summary and the card's ``base_model``, not by
+    the folder it resolved to in this machine's site-packages."""
+    import shutil
+
+    from citetrain.train.run import train
+
+    shutil.copytree(tiny_bert, tmp_path / "fake_judge_pkg" / "model")
+    (tmp_path / "fake_judge_pkg" / "__init__.py").write_text("")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(40))
+    data = recipe_data(tiny_bert, [f"attributionbench:{ab}"], tmp_path, max_steps=2)
+    data["model"] = {"name_or_path": "pkg:fake_judge_pkg"}
+    summary = train(validate_recipe(data))
+    assert summary["base_model"] == "pkg:fake_judge_pkg"
+    card = (Path(summary["final"]) / "README.md").read_text()
+    assert "base_model: pkg:fake_judge_pkg\n" in card and str(tmp_path / "fake_judge_pkg") not in card
 
 
 def test_lora_training_saves_a_merged_model(tiny_bert, tmp_path):
@@ -348,7 +367,7 @@ def test_a_hint_trained_model_is_read_with_its_hint(tiny_bert, tmp_path):
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from citetrain.nli.registry import make_engine
-    from citetrain.refine_pairs import model_support
+    from citetrain.refine.pairs import model_support
     from citetrain.train.run import train
 
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(24))
@@ -377,7 +396,7 @@ def test_the_in_memory_reader_selects_long_premises_as_the_backend_does(tiny_ber
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from citetrain.nli.classifier import read_pairs
-    from citetrain.refine_pairs import model_support
+    from citetrain.refine.pairs import model_support
 
     model = AutoModelForSequenceClassification.from_pretrained(
         tiny_bert, num_labels=3, ignore_mismatched_sizes=True,
@@ -435,7 +454,7 @@ def test_wice_tokens_give_three_levels_split_by_the_claim(tmp_path):
 
 
 def test_synth_records_give_pairs_of_known_support(tmp_path):
-    from citetrain.synth import synth_records
+    from citetrain.synth.records import synth_records
     from citetrain.train.crossencoder_synth import read_synth, record_pairs
     from citetrain.train.pairs import labelled_rows
 

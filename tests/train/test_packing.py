@@ -84,7 +84,7 @@ def test_trainer_from_sft_config_packs_padding_free(tmp_path):
     import datasets
     from trl import SFTTrainer
 
-    from citetrain.train.tiny import train_tokenizer
+    from citetrain.models.tiny import train_tokenizer
 
     texts = [(f"question {i} about item {i * 7} ?", f" answer {i % 5} [{1 + i % 3}]")
              for i in range(12)]

@@ -6,7 +6,7 @@ import pytest
 
 from citetrain.cli.main import main
 from citetrain.io.readers import read_records
-from citetrain.refine import strip_marks
+from citetrain.text.marks import strip_marks
 from citetrain.train.recipe import load_recipe
 from citetrain.train.run import train
 
@@ -45,7 +45,7 @@ def test_refine_resumes_from_a_partial_file(adapter, tiny_data, tmp_path, capsys
     whole = tmp_path / "whole.jsonl"
     assert main(args + ["--out", str(whole)]) == 0
     # a run killed after its first chunk: header + 2 records + a line cut in the middle
-    from citetrain.refine_partial import PartialRefine
+    from citetrain.refine.partial import PartialRefine
 
     cut = tmp_path / "cut.jsonl"
     header = PartialRefine(str(cut) + ".partial.jsonl", str(src), adapter).header

@@ -7,12 +7,30 @@ from then on everything (training, reloading, merging) uses that folder like any
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Iterable
+from typing import Iterable, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
 
 from citetrain.io.writers import atomic_dir
-from citetrain.train.recipe import TinySpec
 
 SPECIALS = ["<unk>", "<s>", "</s>", "<pad>"]
+
+
+class TinySpec(BaseModel):
+    """A model built from a config (no download): ``family`` and sizes; its byte-level BPE
+    tokenizer is trained on the training set's text (a recipe's ``model.tiny``)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    family: Literal["llama", "qwen2"] = "llama"
+    hidden_size: int = Field(default=64, ge=8)
+    intermediate_size: int = Field(default=128, ge=8)
+    num_hidden_layers: int = Field(default=2, ge=1)
+    num_attention_heads: int = Field(default=4, ge=1)
+    num_key_value_heads: int = Field(default=2, ge=1)
+    vocab_size: int = Field(default=2000, ge=300)
+    max_position_embeddings: int = Field(default=4096, ge=64)
+    seed: int = 0
 
 
 def train_tokenizer(texts: Iterable[str], vocab_size: int):

@@ -6,14 +6,15 @@ import hashlib
 import json
 import os
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Sequence
 
 from tqdm.auto import tqdm
 
 from citetrain.errors import CitetrainError
 from citetrain.io.writers import atomic_write_text
 from citetrain.records import Record
-from citetrain.refine import COUNT_KEYS, refine_records
+from citetrain.refine.generative import COUNT_KEYS
+from citetrain.refine.load import RefineFn
 
 
 class PartialRefine:
@@ -23,8 +24,9 @@ class PartialRefine:
 
     def __init__(self, path: str | os.PathLike[str], source: str, refiner: str) -> None:
         self.path = Path(path)
+        name = refiner.removeprefix("classifier:")
         self.header = {"source_sha256": hashlib.sha256(Path(source).read_bytes()).hexdigest(),
-                       "refiner": str(Path(refiner).resolve())}
+                       "refiner": str(Path(name).resolve()) if Path(name).exists() else refiner}
 
     def _load(self) -> dict[str, str]:
         """The finished records; a last line cut by a kill is dropped from the file, so that
@@ -53,10 +55,11 @@ class PartialRefine:
             atomic_write_text(self.path, "".join(x + "\n" for x in lines[:kept]))
         return done
 
-    def run(self, records: Sequence[Record], model: Any, tokenizer: Any, *, chunk: int = 64,
-            progress: bool = True, **gen: Any) -> tuple[list[Record], dict[str, int]]:
-        """Refine every record not already in the partial file; counts cover this run's
-        records, plus ``resumed``."""
+    def run(self, records: Sequence[Record], refine: RefineFn, *, chunk: int = 64,
+            progress: bool = True) -> tuple[list[Record], dict[str, int]]:
+        """Refine every record not already in the partial file with ``refine`` (a
+        :class:`~citetrain.refine.load.Refiner`'s); counts cover this run's records, plus
+        ``resumed``."""
         done = self._load()
         counts: dict[str, int] = {"resumed": sum(r.id in done for r in records)}
         todo = [r for r in records if r.id not in done]
@@ -66,8 +69,7 @@ class PartialRefine:
                 tqdm(total=len(records), initial=counts["resumed"], desc="refine", unit="record",
                      disable=not progress) as bar:
             for i in range(0, len(todo), chunk):
-                part, _ = refine_records(todo[i:i + chunk], model, tokenizer, counts=counts,
-                                         progress=False, **gen)
+                part, _ = refine(todo[i:i + chunk], counts)
                 fh.writelines(json.dumps({"id": r.id, "output": r.output}, ensure_ascii=False)
                               + "\n" for r in part)
                 fh.flush()

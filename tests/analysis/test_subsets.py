@@ -15,7 +15,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from citetrain.builders.subsets import SubsetSearch, exhaustive_calls, is_covered, run_searches
+from citetrain.analysis.subsets import SubsetSearch, exhaustive_calls, is_covered, run_searches
 from citetrain.nli.base import NLIResult
 from citetrain.nli.engine import NLIEngine
 from citetrain.nli.table import TableNLI

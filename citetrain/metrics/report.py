@@ -13,7 +13,7 @@ from citetrain.metrics.base import MetricResult
 
 @dataclass
 class Report:
-    """What :func:`citetrain.evaluate` returns.
+    """What :func:`citetrain.metrics.evaluate` returns.
 
     ``scores[metric][key]`` are dataset-level numbers; ``results`` keeps every metric's full output;
     ``info`` records the NLI model, the sentence splitter, counts and timings.

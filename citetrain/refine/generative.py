@@ -12,16 +12,11 @@ from typing import Any, Sequence
 
 from citetrain.builders import prompts as P
 from citetrain.records import Record
-from citetrain.text.marks import _GROUP
+from citetrain.text.marks import strip_marks
 from citetrain.text.splitter import split_sentences
 from citetrain.text.statements import statements
 
 _TRAIL = re.compile(r"\s*[.!?;:,\"'”’)\]]*\s*$")
-
-
-def strip_marks(text: str) -> str:
-    """``text`` without its mark groups (and the whitespace before each)."""
-    return _GROUP.sub("", text)
 
 
 def sentence_spans(output: str) -> list[tuple[int, int]]:
@@ -104,7 +99,7 @@ def refine_records(records: Sequence[Record], model: Any, tokenizer: Any, *, max
                    ) -> tuple[list[Record], dict[str, int]]:
     """Refined copies of ``records`` and counts (see :func:`apply_refiner_outputs`); ``counts``
     accumulates across calls when given."""
-    from citetrain.train.generate import generate_texts
+    from citetrain.models.generate import generate_texts
 
     prompts = [refiner_prompts(r, max_words) for r in records]
     flat = [p for ps in prompts for p in ps]
@@ -115,10 +110,3 @@ def refine_records(records: Sequence[Record], model: Any, tokenizer: Any, *, max
         grouped.append(outs[pos:pos + len(ps)])
         pos += len(ps)
     return apply_refiner_outputs(records, grouped, counts)
-
-
-def load_refiner(path: str):
-    """Model and tokenizer of a refiner: an adapter folder (its base loaded first) or a model."""
-    from citetrain.train.checkpoint import load_causal_lm
-
-    return load_causal_lm(path, role="--refiner")

@@ -5,7 +5,7 @@ import pytest
 
 from citetrain.errors import CitetrainError
 from citetrain.records import Record
-from citetrain.refine_partial import PartialRefine
+from citetrain.refine.partial import PartialRefine
 
 
 @pytest.fixture
@@ -43,19 +43,16 @@ def test_a_torn_or_foreign_header_is_refused_with_one_line(job):
         job._load()
 
 
-def test_run_resumes_after_a_cut_line_without_redoing_finished_records(job, monkeypatch):
-    import citetrain.refine_partial as rp
-
+def test_run_resumes_after_a_cut_line_without_redoing_finished_records(job):
     job.path.write_text(lines(job.header, {"id": "a", "output": "A [2]."}) + '{"id": "b", "ou')
     asked = []
 
-    def fake_refine(records, model, tokenizer, counts, progress, **gen):
+    def fake_refine(records, counts):
         asked.extend(r.id for r in records)
         return [r.model_copy(update={"output": r.output + " [1]"}) for r in records], counts
 
-    monkeypatch.setattr(rp, "refine_records", fake_refine)
     recs = [Record(id=i, question="q", docs=[], output=i.upper()) for i in "abc"]
-    got, counts = job.run(recs, None, None, chunk=1, progress=False)
+    got, counts = job.run(recs, fake_refine, chunk=1, progress=False)
     assert asked == ["b", "c"] and counts["resumed"] == 1
     assert [r.output for r in got] == ["A [2].", "B [1]", "C [1]"]
     assert job._load() == {"a": "A [2].", "b": "B [1]", "c": "C [1]"}

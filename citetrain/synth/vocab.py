@@ -1,4 +1,4 @@
-"""Word lists, templates and case weights of the synthetic world (:mod:`citetrain.synth`)."""
+"""Word lists, templates and case weights of the synthetic world (:mod:`citetrain.synth.records`)."""
 from __future__ import annotations
 
 KINDS = ("correct", "missing", "misleading", "redundant", "multi", "unsupported")

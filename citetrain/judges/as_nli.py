@@ -2,10 +2,12 @@
 (premise, hypothesis) becomes a one-passage record whose response is the hypothesis citing that
 passage (:func:`~citetrain.judges.base.pair_records`); P(support) is the judge's rating of it.
 So metrics, ``meta-eval`` and the training loop's scoring can run on a judge like on any NLI model.
+:func:`judge_backend` is registered as the ``judge`` kind of :mod:`citetrain.nli.registry` through
+the ``citetrain.nli`` entry-point group (``pyproject.toml``).
 """
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 from citetrain.nli.base import NLIResult, Pair
 
@@ -32,3 +34,10 @@ class JudgeNLI:
             return []
         result = self.judge.score(pair_records(pairs), progress=False).result
         return [NLIResult(p, p >= self.threshold) for p in support_from_result(result, len(pairs))]
+
+
+def judge_backend(name: str, **options: Any) -> JudgeNLI:
+    """The NLI backend ``judge:NAME``: the judge ``name`` of :func:`~citetrain.judges.registry.make_judge`."""
+    from citetrain.judges.registry import make_judge
+
+    return JudgeNLI(make_judge(name, progress=False, **options))

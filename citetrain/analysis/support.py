@@ -5,7 +5,7 @@ The analysis, in rounds batched across every statement given:
 
 1. context: ``query`` if φ(question, s); else ``response`` if φ(earlier statements, s);
 2. for the statements that need it, φ of the cited set C (distinct in-range ids) and of C minus
-   each citation, then the minimal supporting subsets (:mod:`citetrain.builders.subsets`: each
+   each citation, then the minimal supporting subsets (:mod:`citetrain.analysis.subsets`: each
    doc alone, the union of the rest, pairs, triples ...);
 3. a statement not labelled in 1 is ``retrieval`` when some docs entail it, else ``model``;
    edits (:func:`silver_edits`) and the EDITDIST rating for retrieval statements.
@@ -17,8 +17,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
-from citetrain.builders.subsets import SubsetSearch, is_covered, run_searches
-from citetrain.metrics.editdist import (
+from citetrain.analysis.subsets import SubsetSearch, is_covered, run_searches
+from citetrain.analysis.editdist import (
     PUBLISHED_WEIGHTS,
     Action,
     Edit,

@@ -8,7 +8,7 @@ task of the Generate-then-Refine refiner (§4.1: the statement, its documents, t
 cite) asked one passage at a time, which a small pretrained encoder learns in a minute on a CPU
 where a causal LM built from a config does not (see the quickstart's notes in the README).
 
-The text is handled as :mod:`citetrain.refine` does: marks are replaced statement by statement
+The text is handled as :mod:`citetrain.refine.generative` does: marks are replaced statement by statement
 and the text outside the marks is byte-identical.
 """
 from __future__ import annotations
@@ -16,28 +16,12 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from citetrain.builders.prompts import render_ids
+from citetrain.builders.refiner_pairs import record_pairs, statement_texts
 from citetrain.nli.base import Pair
-from citetrain.records import Record, format_doc
-from citetrain.refine import apply_refiner_outputs, strip_marks
-from citetrain.text.statements import statements
+from citetrain.records import Record
+from citetrain.refine.generative import apply_refiner_outputs
 
 SupportFn = Callable[[Sequence[Pair]], list[float]]
-
-
-def statement_texts(record: Record) -> list[str]:
-    """The record's statements without their marks (all lines, the order of ``output``)."""
-    return [strip_marks(st.raw.strip() or st.text).strip()
-            for st in statements(record.output, first_line_only=False)]
-
-
-def record_pairs(record: Record, texts: Sequence[str] | None = None
-                 ) -> list[tuple[int, int, Pair]]:
-    """``(statement index, passage id (1-based), (passage, statement))`` for every statement and
-    passage of ``record``; the passage is read as the metrics read it (:func:`format_doc`).
-    ``texts``: the record's :func:`statement_texts` when the caller already has them."""
-    passages = [format_doc(d) for d in record.docs]
-    texts = statement_texts(record) if texts is None else texts
-    return [(k, i, (p, text)) for k, text in enumerate(texts) for i, p in enumerate(passages, 1)]
 
 
 def choose_ids(probs: dict[int, float], threshold: float, max_ids: int | None) -> list[int]:
@@ -51,7 +35,7 @@ def pair_refine(records: Sequence[Record], support: SupportFn, *, threshold: flo
                 max_ids: int | None = 3, counts: dict[str, int] | None = None
                 ) -> tuple[list[Record], dict[str, int]]:
     """Refined copies of ``records`` and counts (those of
-    :func:`citetrain.refine.apply_refiner_outputs`); ``support`` maps pairs to P(supported)."""
+    :func:`citetrain.refine.generative.apply_refiner_outputs`); ``support`` maps pairs to P(supported)."""
     if not 0.0 <= threshold <= 1.0:
         raise ValueError(f"threshold must be in [0, 1], not {threshold}")
     texts = [statement_texts(r) for r in records]  # each output split into statements once
@@ -77,7 +61,7 @@ def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_si
     backend (:func:`classifier_support`)."""
     import torch
 
-    from citetrain.nli.classifier import label_indices, read_pairs
+    from citetrain.nli.classifier import encode_pairs, label_indices, read_pairs
 
     label = label_indices(model.config.id2label)["entailment"]
     premise = getattr(model.config, "citetrain_premise", None)
@@ -92,9 +76,8 @@ def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_si
             for s in range(0, len(pairs), batch_size):
                 premises, hyps = read_pairs(pairs[s:s + batch_size], tokenizer, max_length,
                                             premise, hint)
-                enc = tokenizer(premises, hyps, padding=True,
-                                truncation="only_first", max_length=max_length,
-                                return_tensors="pt").to(device)
+                rows, _ = encode_pairs(tokenizer, premises, hyps, max_length)
+                enc = tokenizer.pad(rows, padding=True, return_tensors="pt").to(device)
                 logits = model(**enc).logits.float()
                 out += torch.softmax(logits, dim=-1)[:, label].tolist()
         if was_training:

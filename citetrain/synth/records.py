@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from citetrain.records import Doc, Record
-from citetrain.synth_vocab import (  # noqa: F401  (KINDS, CASES re-exported)
+from citetrain.synth.vocab import (  # noqa: F401  (KINDS, CASES re-exported)
     _COLOURS, _COMPANY_SUFFIX, _ENDS, _FILLERS, _FIRST_F, _FIRST_M, _INSTRUMENTS, _MULTI,
     _NO_MID, _NUMERIC, _OCCUPATIONS, _PRODUCTS, _QUESTIONS, _STARTS, _T, _TITLES, _WEIGHTS,
     CASES, DUPLICATE_RATE, KINDS, MID_RATE,

@@ -11,7 +11,7 @@ from collections import Counter
 import pytest
 
 from citetrain.records import join_docs
-from citetrain.synth import CASES, KINDS, case_counts, synth_records
+from citetrain.synth.records import CASES, KINDS, case_counts, synth_records
 from citetrain.text.marks import parse_marks
 
 N = 2000

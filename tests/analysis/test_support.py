@@ -1,11 +1,11 @@
 """Gold targets, contexts and silver edit labels of hand-built statements under a scripted NLI."""
 import pytest
 
-from citetrain.builders.labels import analyse, analyses_of, analysis_row, is_empty_statement
-from citetrain.metrics.editdist import PUBLISHED_WEIGHTS, editdist_score
+from citetrain.analysis.support import analyse, analyses_of, analysis_row, is_empty_statement
+from citetrain.analysis.editdist import PUBLISHED_WEIGHTS, editdist_score
 from citetrain.nli.engine import NLIEngine
 
-from .hand import EXPECTED, record, table_nli
+from tests.builders.hand import EXPECTED, record, table_nli
 
 
 @pytest.mark.parametrize("exhaustive", [False, True])

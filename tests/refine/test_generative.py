@@ -4,7 +4,8 @@ import random
 import pytest
 
 from citetrain.records import Doc, Record
-from citetrain.refine import refine_records, replace_citations, strip_marks
+from citetrain.refine.generative import refine_records, replace_citations
+from citetrain.text.marks import strip_marks
 from citetrain.text.statements import statements
 
 
@@ -36,8 +37,8 @@ def test_refine_records_with_a_tiny_model_keeps_text_and_counts_dropped_ids():
     import torch
     from transformers import AutoModelForCausalLM
 
-    from citetrain.train.recipe import TinySpec
-    from citetrain.train.tiny import tiny_config, train_tokenizer
+    from citetrain.models.tiny import TinySpec
+    from citetrain.models.tiny import tiny_config, train_tokenizer
 
     recs = [Record(id=f"r{i}", question="Who?", docs=[Doc(title="a", text="Alpha fact."),
                                                        Doc(title="b", text="Beta fact.")],
@@ -55,7 +56,7 @@ def test_refine_records_with_a_tiny_model_keeps_text_and_counts_dropped_ids():
 
 
 def test_apply_refiner_outputs_counts_bad_outputs_and_keeps_going():
-    from citetrain.refine import apply_refiner_outputs
+    from citetrain.refine.generative import apply_refiner_outputs
 
     rec = Record(id="r", question="q", docs=[Doc(text="a"), Doc(text="b")],
                  output="One [1]. Two [2]. Three [1][2].")
@@ -79,8 +80,8 @@ def test_checkpoint_whose_base_model_is_absent_is_a_clear_error(tmp_path):
     import json as _json
 
     from citetrain.errors import CitetrainError
-    from citetrain.train.checkpoint import load_causal_lm
-    from citetrain.train.tiny import train_tokenizer
+    from citetrain.models.loading import load_causal_lm
+    from citetrain.models.tiny import train_tokenizer
 
     folder = tmp_path / "adapter"
     folder.mkdir()

@@ -1,4 +1,4 @@
-"""The Python API: ``citetrain.evaluate(records, metrics=..., nli=...) -> Report``."""
+"""The Python API: ``citetrain.metrics.evaluate(records, metrics=..., nli=...) -> Report``."""
 from __future__ import annotations
 
 import time
@@ -8,7 +8,7 @@ from typing import Any, Iterable, Mapping
 from citetrain.metrics.registry import DEFAULT_METRICS, get_metric, parse_metric_list
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
-from citetrain.report import Report
+from citetrain.metrics.report import Report
 from citetrain.text.splitter import splitter_name
 
 

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from citetrain.metrics.editdist import (
+from citetrain.analysis.editdist import (
     ACTIONS,
     PUBLISHED_WEIGHTS,
     Action,

@@ -1,7 +1,7 @@
 """Which checkpoint a run resumes from: the last complete one, never one cut by a kill."""
 import json
 
-from citetrain.train.run import last_complete_checkpoint
+from citetrain.train.resume import last_complete_checkpoint
 
 
 def checkpoint(out, step, state='{"global_step": 0}'):

@@ -1,0 +1,109 @@
+"""One refiner interface: every refiner citetrain trains, chosen from the checkpoint's own config.
+
+* a causal LM (a LoRA adapter folder, or a full / merged model whose ``config.json`` names a
+  ``*ForCausalLM`` architecture): the Generate-then-Refine refiner of
+  :mod:`citetrain.refine.generative`, one prompt per statement;
+* a sequence classifier (``*ForSequenceClassification``) whose labels read as support
+  (``supported`` / ``entailment``, e.g. the quickstart's refiner and ``kind: crossencoder``
+  judges), or any ``classifier:PATH_OR_HUB_ID``: the pair refiner of :mod:`citetrain.refine.pairs`.
+
+Anything else is refused with one line (:class:`~citetrain.errors.CitetrainError`) before any
+work is done.
+"""
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Literal, Sequence
+
+from citetrain.errors import CitetrainError
+from citetrain.records import Record
+
+Kind = Literal["generative", "pair"]
+RefineFn = Callable[[Sequence[Record], dict[str, int]], tuple[list[Record], dict[str, int]]]
+
+
+@dataclass
+class Refiner:
+    """A loaded refiner: ``refine(records, counts)`` returns refined copies and the counts of
+    :func:`~citetrain.refine.generative.apply_refiner_outputs` (accumulated in ``counts``)."""
+
+    kind: Kind
+    name: str
+    refine: RefineFn
+
+
+def _json(path: Path) -> dict[str, Any]:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise CitetrainError(f"--refiner: {path}: unreadable ({exc})") from None
+
+
+def refiner_kind(path: str) -> Kind:
+    """``generative`` or ``pair`` for a checkpoint, read from its config; a clear error
+    otherwise."""
+    if path.startswith("classifier:"):
+        return "pair"
+    from citetrain.io.writers import restore_old_dir
+
+    folder = Path(path)
+    restore_old_dir(folder.resolve())  # a save killed between its two renames
+    if not folder.is_dir():
+        raise CitetrainError(f"--refiner: {folder} is not a folder (a refiner checkpoint, or "
+                             "classifier:HUB_ID)")
+    if (folder / "adapter_config.json").is_file():
+        task = _json(folder / "adapter_config.json").get("task_type") or "CAUSAL_LM"
+        if task == "CAUSAL_LM":
+            return "generative"
+        raise CitetrainError(f"--refiner: {folder} is a {task} adapter; a refiner adapter is a "
+                             "CAUSAL_LM one (a classifier is saved merged)")
+    if not (folder / "config.json").is_file():
+        raise CitetrainError(f"--refiner: {folder} holds no config.json or adapter_config.json: "
+                             "not a model checkpoint")
+    config = _json(folder / "config.json")
+    arch = config.get("architectures") or []
+    if any(a.endswith("ForCausalLM") for a in arch):
+        return "generative"
+    if any(a.endswith("ForSequenceClassification") for a in arch):
+        from citetrain.nli.classifier import label_indices
+
+        try:
+            label_indices({int(k): v for k, v in (config.get("id2label") or {}).items()})
+        except CitetrainError as exc:
+            raise CitetrainError(f"--refiner: {folder}: a classifier whose labels do not read as "
+                                 f"support: {exc}") from None
+        return "pair"
+    raise CitetrainError(f"--refiner: {folder} is neither a causal-LM refiner nor a (passage, "
+                         f"statement) support classifier (architectures: {arch or 'none'})")
+
+
+def load_refiner(path: str, *, max_new_tokens: int = 24, batch_size: int = 8,
+                 max_length: int | None = None, max_words: int | None = None,
+                 threshold: float = 0.5, max_ids: int | None = 3,
+                 progress: bool = False) -> Refiner:
+    """The refiner at ``path`` (see the module docstring). Generation options apply to causal
+    refiners, ``threshold`` / ``max_ids`` to pair refiners."""
+    kind = refiner_kind(path)
+    if kind == "generative":
+        from citetrain.models.loading import load_causal_lm
+        from citetrain.refine.generative import refine_records
+
+        model, tokenizer = load_causal_lm(path, role="--refiner")
+
+        def generative(records: Sequence[Record], counts: dict[str, int]):
+            return refine_records(records, model, tokenizer, max_new_tokens=max_new_tokens,
+                                  batch_size=batch_size, max_length=max_length,
+                                  max_words=max_words, progress=progress, counts=counts)
+
+        return Refiner("generative", path, generative)
+    from citetrain.refine.pairs import classifier_support, pair_refine
+
+    support = classifier_support(path.removeprefix("classifier:"), batch_size=max(batch_size, 32),
+                                 progress=progress)
+
+    def pairs(records: Sequence[Record], counts: dict[str, int]):
+        return pair_refine(records, support, threshold=threshold, max_ids=max_ids, counts=counts)
+
+    return Refiner("pair", path, pairs)
