@@ -1,7 +1,7 @@
 """The package's layering: every import (module level or inside a function) points down the flow
 
     core (records, errors, config, io, text, llm, synth) → nli → analysis → metrics → builders
-    → models → train → refine / judges → cli / quickstart
+    → models → train → refine / judges → evaluation (checkpoints scored) → cli / quickstart
 
 and no module imports, directly or through others, itself. Checked over ``citetrain/`` with
 ``ast``, so an upward import fails here even where it is only reached at run time.
@@ -22,6 +22,7 @@ LAYERS = [
     ("models",),
     ("train",),
     ("refine", "judges"),
+    ("evaluation",),
     ("cli", "quickstart"),
 ]
 RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}

@@ -53,6 +53,20 @@ class Ranks:
         return self.rank == 0
 
 
+def launcher_ranks() -> Ranks:
+    """This process's rank under ``accelerate launch`` / torchrun (one process otherwise; gloo
+    across processes on a CPU). Builds and checkpoint scoring share it."""
+    import os
+
+    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
+        return Ranks()
+    import torch
+    from accelerate import PartialState
+
+    state = PartialState(cpu=not torch.cuda.is_available())
+    return Ranks(state.process_index, state.num_processes, state.wait_for_everyone)
+
+
 def out_dir(spec: BuildSpec) -> Path:
     return Path(spec.out or Path("data") / spec.name)
 

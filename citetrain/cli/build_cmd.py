@@ -25,25 +25,11 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from citetrain.builders.pipeline import build
+    from citetrain.builders.run import launcher_ranks
     from citetrain.builders.spec import load_spec
 
     spec = load_spec(args.spec, args.set)
     if args.out:
         spec.out = args.out
-    build(spec, ranks=distributed_ranks(), progress=not args.no_progress, fresh=args.fresh)
+    build(spec, ranks=launcher_ranks(), progress=not args.no_progress, fresh=args.fresh)
     return 0
-
-
-def distributed_ranks():
-    """This process's rank under ``accelerate launch`` / torchrun (one process otherwise)."""
-    import os
-
-    from citetrain.builders.run import Ranks
-
-    if int(os.environ.get("WORLD_SIZE", "1")) <= 1:
-        return Ranks()
-    import torch
-    from accelerate import PartialState
-
-    state = PartialState(cpu=not torch.cuda.is_available())  # CPU: gloo across processes
-    return Ranks(state.process_index, state.num_processes, state.wait_for_everyone)

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from pathlib import Path
 
 
@@ -37,15 +36,11 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.set_defaults(run=run)
 
 
-def _fmt(v: float | None) -> str:
-    return "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:.3f}"
-
-
 def run(args: argparse.Namespace) -> int:
     from citetrain.errors import CitetrainError
     from citetrain.io.labelled import read_labelled
     from citetrain.io.writers import atomic_write_text
-    from citetrain.metrics.meta import meta_evaluate
+    from citetrain.evaluation.meta import agreement, agreement_table, cut_notice
     from citetrain.nli.registry import make_engine
 
     source = args.labelled[0] if len(args.labelled) == 1 else args.labelled
@@ -62,30 +57,20 @@ def run(args: argparse.Namespace) -> int:
     if args.limit:
         pairs = pairs[: args.limit]
     labels = [p.label for p in pairs]
-    groups = [p.group for p in pairs]
     table: dict[str, dict[str, float]] = {}
     for name in [n.strip() for n in args.nli.split(",") if n.strip()]:
         options = {"dtype": args.dtype} if args.dtype else {}  # the lexical NLI ignores it
         engine = make_engine(name, cache=False if args.no_cache else None,
                              progress=not args.no_progress, **options)
-        results = engine.results([(p.premise, p.hypothesis) for p in pairs])
-        scores = [r.expected if args.score == "expected" else r.prob for r in results]
-        table[engine.name] = meta_evaluate(scores, labels, groups)
-        cut = getattr(getattr(engine, "backend", None), "cut_statements", 0)
-        if cut:
-            print(f"{engine.name}: {cut} statements longer than the model's max_length were read cut")
-    rows = list(dict.fromkeys(k for res in table.values() for k, v in res.items()
-                              if isinstance(v, (int, float))))
-    width = max(len(r) for r in rows)
-    cols = list(table)
+        table[engine.name] = agreement(engine, pairs, args.score)
+        if notice := cut_notice(engine):
+            print(notice)
     where = " ".join(args.labelled) + (
         f" [{args.split} split, fraction {args.split_fraction}, seed {args.split_seed}]"
         if args.split else "")
     print(f"{len(pairs)} labelled pairs from {where}  "
           f"(full {labels.count(2)}, partial {labels.count(1)}, no {labels.count(0)}); score: {args.score}")
-    print(f"{'measure':<{width}}  " + "  ".join(f"{c:>{max(10, len(c))}}" for c in cols))
-    for r in rows:
-        print(f"{r:<{width}}  " + "  ".join(f"{_fmt(table[c].get(r)):>{max(10, len(c))}}" for c in cols))
+    print(agreement_table(table))
     if args.out:
         out = Path(args.out) / "meta_eval.json"
         report = {"input": source if isinstance(source, str) else list(source),

@@ -15,6 +15,7 @@ Rendering choices the paper leaves open: a passage is ``<passage id="k">`` + ``T
 (when it has a title) + text; a sentence is ``<sentence sentence_id="N"> text </sentence>`` with its
 marks removed; a citation line is the paper example's ``<citation sentence_id="N", sentence="...">
 1, 6 </citation>`` (empty between the tags when the sentence cites nothing).
+(Over 300 lines because the two templates are the paper's text, kept whole beside their parsers.)
 """
 from __future__ import annotations
 

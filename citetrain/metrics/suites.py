@@ -1,10 +1,11 @@
-"""Eval suites: YAML files in the top-level ``eval/`` naming data, metrics and the NLI model."""
+"""Eval suites: YAML files in the top-level ``eval/`` naming data, metrics and the NLI model,
+and optionally a checkpoint (``model:``) whose predictions on the data are scored."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from citetrain.config import load_config
 from citetrain.metrics.registry import METRICS
@@ -20,6 +21,42 @@ class SuiteData(BaseModel):
     limit: int | None = Field(default=None, ge=1)
 
 
+class SuiteModel(BaseModel):
+    """A checkpoint to score (``model:``); a relative ``path`` is taken from the suite file's folder.
+
+    ``kind``: ``auto`` reads it from the checkpoint (a causal LM is a generator, a support
+    classifier a pair refiner); ``refiner`` makes a causal LM a Generate-then-Refine refiner;
+    ``judge`` meta-evaluates a judge on labelled data: ``judge`` is a judge kind used with
+    ``path`` (``crossencoder``, ``generative``) or a full judge name (``crossencoder:PATH``,
+    ``nli:NAME``, ``teacher:MODEL``), and by default read from the checkpoint. Generation:
+    ``max_new_tokens``, ``batch_size``, ``max_length`` (prompt + output tokens; prompts are cut
+    from the left), ``max_doc_words`` (as the training data's), ``chunk`` (records per saved,
+    resumable chunk), ``backend`` (``vllm`` when installed), ``dtype`` (``auto``: bf16 on a GPU
+    that has it, fp32 on a CPU).
+    """
+
+    model_config = ConfigDict(extra="forbid")
+    path: str | None = None
+    kind: Literal["auto", "generator", "refiner", "judge"] = "auto"
+    judge: str | None = None
+    max_new_tokens: int = Field(default=128, ge=1)
+    batch_size: int = Field(default=8, ge=1)
+    max_length: int | None = Field(default=None, ge=1)
+    max_doc_words: int | None = Field(default=None, ge=1)
+    chunk: int = Field(default=64, ge=1)
+    backend: Literal["transformers", "vllm"] = "transformers"
+    dtype: Literal["auto", "fp32", "bf16", "fp16"] = "auto"
+
+    @model_validator(mode="after")
+    def _path_or_judge(self) -> "SuiteModel":
+        if self.judge is not None and self.kind != "judge":
+            raise ValueError(f"judge: given with kind {self.kind}; set kind: judge")
+        if self.path is None and not (self.kind == "judge" and ":" in (self.judge or "")):
+            raise ValueError("path: give the checkpoint folder (or, for kind: judge, a full "
+                             "judge name such as crossencoder:PATH)")
+        return self
+
+
 class Suite(BaseModel):
     """An eval suite."""
 
@@ -32,6 +69,7 @@ class Suite(BaseModel):
     cache: bool | str | None = None
     options: dict[str, dict[str, Any]] = Field(default_factory=dict)
     out: str | None = None
+    model: SuiteModel | None = None
 
     @field_validator("metrics")
     @classmethod
@@ -64,6 +102,10 @@ def load_suite(path: str | Path, overrides: list[str] | None = None) -> Suite:
     """Validate a suite file and make its data paths absolute."""
     suite = load_config(Suite, path, overrides)
     resolve_data_paths(suite.data, path)
+    if suite.model is not None and suite.model.path is not None:
+        p = Path(suite.model.path)
+        base = Path(path).resolve().parent
+        suite.model.path = str(p if p.is_absolute() else (base / p).resolve())
     if suite.out and not Path(suite.out).is_absolute():
         suite.out = str(Path(suite.out))
     return suite

@@ -226,7 +226,8 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     if d.built or not d.human_train:
         from citetrain.train.pairs import training_pairs
 
-        train_raw = training_pairs(train_raw, d.built, d.built_max, d.human_train, recipe.train.seed)
+        train_raw = training_pairs(train_raw, d.built, d.built_max, d.human_train, recipe.train.seed,
+                                   d.built_exclude)
     base = resolve_model_path(recipe.model.name_or_path)
     identity = S.run_identity(recipe, state.num_processes)
     ckpt = resume_point(recipe, out, identity)

@@ -23,7 +23,7 @@ import hashlib
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from citetrain.errors import CitetrainError
 from citetrain.io.labelled import split_key as split_key  # moved to io: builders use it too
@@ -172,10 +172,11 @@ def built_manifests(folders: list[str]) -> list[dict[str, Any]]:
 
 
 def training_pairs(human: Any, built: list[str] | None, built_max: int | None,
-                   human_train: bool, seed: int) -> Any:
+                   human_train: bool, seed: int, exclude: Sequence[str] = ()) -> Any:
     """The training split of a cross-encoder run: the human pairs (unless ``human_train`` is
-    false) and the train split of every built set (a seeded sample of ``built_max`` of them
-    when given), in the :data:`COLUMNS` layout."""
+    false) and the train split of every built set without the pairs of the ``exclude``
+    transformations (an ablation), a seeded sample of ``built_max`` of them when given, in the
+    :data:`COLUMNS` layout."""
     import datasets
 
     parts = [human.select_columns(list(COLUMNS))] if human_train else []
@@ -190,8 +191,12 @@ def training_pairs(human: Any, built: list[str] | None, built_max: int | None,
         lacking = [c for c in COLUMNS if c not in dd["train"].column_names]
         if lacking:
             raise CitetrainError(f"data.built: {path} lacks the column(s) {', '.join(lacking)}")
-        extra.append(dd["train"].select_columns(list(COLUMNS)).cast(human.features)
-                     if human is not None else dd["train"].select_columns(list(COLUMNS)))
+        rows = dd["train"]
+        if exclude and "transform" in rows.column_names:
+            drop = set(exclude)
+            rows = rows.filter(lambda t: t not in drop, input_columns="transform")
+        extra.append(rows.select_columns(list(COLUMNS)).cast(human.features)
+                     if human is not None else rows.select_columns(list(COLUMNS)))
     if extra:
         built_set = datasets.concatenate_datasets(extra)
         if built_max is not None and len(built_set) > built_max:

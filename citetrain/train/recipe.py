@@ -66,6 +66,7 @@ class DataSection(_Section):
     built: list[str] | None = None
     built_max: int | None = Field(default=None, ge=1)  # a seeded sample of the built pairs
     human_train: bool = True  # False: the labelled pairs only validate (training on built alone)
+    built_exclude: list[str] = Field(default_factory=list)  # transformations left out (ablations)
 
 
 class TrainSection(_Section):
@@ -184,6 +185,15 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
     errs = []
     if not r.data.human_train and not r.data.built:
         errs.append("data.human_train: false trains on data.built alone: give data.built")
+    if r.data.built_exclude:
+        from citetrain.builders.transforms import TRANSFORMS
+
+        unknown = [t for t in r.data.built_exclude if t not in TRANSFORMS]
+        if unknown:
+            errs.append(f"data.built_exclude: unknown transformation(s) {', '.join(unknown)}; "
+                        f"choose from {', '.join(TRANSFORMS)}")
+        if not r.data.built:
+            errs.append("data.built_exclude filters data.built: give data.built")
     if not r.data.labelled and not (Path(r.data.dataset) / "dataset_dict.json").is_file():
         errs.append(f"kind crossencoder needs data.labelled (labelled files) or an existing "
                     f"pairs dataset at data.dataset ({r.data.dataset} has none)")

@@ -53,6 +53,18 @@ def test_training_pairs_built_alone_beside_human_and_sampled(tmp_path):
     b = training_pairs(human, [str(built)], 10, False, seed=1)
     assert len(a) == 10 and a["hypothesis"] == b["hypothesis"]
     assert training_pairs(human, [str(built)], 10, False, seed=2)["hypothesis"] != a["hypothesis"]
+    # an ablation: the 40 built train pairs cycle copy / add_fact / swap_entity (14, 13, 13)
+    no_swap = training_pairs(human, [str(built)], None, False, seed=0, exclude=["swap_entity"])
+    assert len(no_swap) == 27 and 0 not in set(no_swap["label"])
+
+
+def test_built_exclude_names_known_transformations(tmp_path):
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(10))
+    data = recipe_data(tmp_path, [f"attributionbench:{ab}"], tmp_path)
+    with pytest.raises(ConfigError, match="unknown transformation.*negat; choose from"):
+        validate_recipe({**data, "data": {**data["data"], "built": ["b"], "built_exclude": ["negat"]}})
+    with pytest.raises(ConfigError, match="built_exclude filters data.built: give data.built"):
+        validate_recipe({**data, "data": {**data["data"], "built_exclude": ["negate"]}})
 
 
 def test_recipe_rules_for_built_pairs(tmp_path):

@@ -1,0 +1,26 @@
+"""``citetrain eval``: score a predictions file, or a checkpoint named by ``model:`` / ``--model``."""
+from __future__ import annotations
+
+import argparse
+
+from citetrain.evaluation.inputs import RunOptions, load_target, out_dir, read_inputs
+from citetrain.evaluation.report import score, write_report
+from citetrain.metrics.suites import Suite
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    """The ``citetrain eval`` command with parsed ``args`` (:mod:`citetrain.evaluation.args`)."""
+    suite = load_target(args)
+    opts = RunOptions.from_args(args)
+    if suite.model is not None:
+        from citetrain.evaluation.checkpoint import run_checkpoint
+
+        return run_checkpoint(suite, opts)
+    return score_predictions(suite, opts)
+
+
+def score_predictions(suite: Suite, opts: RunOptions) -> int:
+    """Score the suite's predictions files and write the report."""
+    records, notes = read_inputs(suite, opts)
+    write_report(score(records, suite, opts), out_dir(suite, opts), suite, notes)
+    return 0
