@@ -16,6 +16,7 @@ COMMANDS = {
     "synth": "citetrain.cli.synth_cmd",
     "merge": "citetrain.cli.merge_cmd",
     "refine": "citetrain.cli.refine_cmd",
+    "refine-eval": "citetrain.cli.refine_eval_cmd",
     "judge": "citetrain.cli.judge_cmd",
     "train": "citetrain.cli.train_cmd",
     "validate": "citetrain.cli.validate_cmd",

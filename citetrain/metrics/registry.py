@@ -12,6 +12,7 @@ METRICS: dict[str, str] = {
     "aliice": "citetrain.metrics.aliice:aliice",
     "citeeval": "citetrain.metrics.citeeval:citeeval",
     "correctness": "citetrain.metrics.correctness:correctness",
+    "gold_citations": "citetrain.metrics.gold_citations:gold_citations",
 }
 DEFAULT_METRICS = ("alce", "lenient", "aliice")
 

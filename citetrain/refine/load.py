@@ -5,7 +5,10 @@
   :mod:`citetrain.refine.generative`, one prompt per statement;
 * a sequence classifier (``*ForSequenceClassification``) whose labels read as support
   (``supported`` / ``entailment``, e.g. the quickstart's refiner and ``kind: crossencoder``
-  judges), or any ``classifier:PATH_OR_HUB_ID``: the pair refiner of :mod:`citetrain.refine.pairs`.
+  judges), or any ``classifier:PATH_OR_HUB_ID``: the pair refiner of :mod:`citetrain.refine.pairs`;
+* no checkpoint, by name (:data:`NAMED`): ``baseline:trivial`` and ``baseline:cover``, the
+  word-overlap refiners of :mod:`citetrain.refine.baselines`, and ``lexical``, the pair refiner
+  over the lexical NLI's P (content-word recall).
 
 Anything else is refused with one line (:class:`~citetrain.errors.CitetrainError`) before any
 work is done.
@@ -21,6 +24,10 @@ from citetrain.errors import CitetrainError
 from citetrain.records import Record
 
 Kind = Literal["generative", "pair"]
+RefinerKind = Literal["generative", "pair", "baseline"]
+#: refiners named without a checkpoint: name -> kind
+NAMED: dict[str, RefinerKind] = {"baseline:trivial": "baseline", "baseline:cover": "baseline",
+                                 "lexical": "pair"}
 RefineFn = Callable[[Sequence[Record], dict[str, int]], tuple[list[Record], dict[str, int]]]
 
 
@@ -29,7 +36,7 @@ class Refiner:
     """A loaded refiner: ``refine(records, counts)`` returns refined copies and the counts of
     :func:`~citetrain.refine.generative.apply_refiner_outputs` (accumulated in ``counts``)."""
 
-    kind: Kind
+    kind: RefinerKind
     name: str
     refine: RefineFn
 
@@ -84,7 +91,9 @@ def load_refiner(path: str, *, max_new_tokens: int = 24, batch_size: int = 8,
                  threshold: float = 0.5, max_ids: int | None = 3,
                  progress: bool = False) -> Refiner:
     """The refiner at ``path`` (see the module docstring). Generation options apply to causal
-    refiners, ``threshold`` / ``max_ids`` to pair refiners."""
+    refiners, ``threshold`` / ``max_ids`` to pair refiners (``lexical`` included)."""
+    if path in NAMED:
+        return _named_refiner(path, threshold=threshold, max_ids=max_ids)
     kind = refiner_kind(path)
     if kind == "generative":
         from citetrain.models.loading import load_causal_lm
@@ -107,3 +116,23 @@ def load_refiner(path: str, *, max_new_tokens: int = 24, batch_size: int = 8,
         return pair_refine(records, support, threshold=threshold, max_ids=max_ids, counts=counts)
 
     return Refiner("pair", path, pairs)
+
+
+def _named_refiner(name: str, *, threshold: float, max_ids: int | None) -> Refiner:
+    """A refiner of :data:`NAMED`: nothing to load."""
+    if NAMED[name] == "baseline":
+        from citetrain.refine.baselines import BASELINES, baseline_refine
+
+        choose = BASELINES[name.removeprefix("baseline:")]
+        return Refiner("baseline", name, lambda records, counts: baseline_refine(records, choose,
+                                                                                 counts))
+    from citetrain.nli.registry import make_engine
+    from citetrain.refine.pairs import pair_refine
+
+    engine = make_engine("lexical", cache=False, progress=False)
+
+    def lexical(records: Sequence[Record], counts: dict[str, int]):
+        return pair_refine(records, engine.score, threshold=threshold, max_ids=max_ids,
+                           counts=counts)
+
+    return Refiner("pair", name, lexical)

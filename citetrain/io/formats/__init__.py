@@ -13,6 +13,7 @@ from citetrain.io.formats.expertqa import convert_expertqa, expertqa_id, parse_e
 from citetrain.io.formats.longcite import convert_longcite
 from citetrain.io.formats.quotesum import convert_quotesum, quotesum_to_marks
 from citetrain.io.formats.simple import convert_alce, convert_citeeval, convert_webglm, to_citeeval
+from citetrain.io.formats.wice_evidence import convert_wice_evidence
 from citetrain.records import Record
 
 Converter = Callable[[dict[str, Any], str], list[Record]]
@@ -24,6 +25,7 @@ CONVERTERS: dict[str, Converter] = {
     "quotesum": convert_quotesum,
     "citeeval": convert_citeeval,
     "longcite": convert_longcite,
+    "wice_evidence": convert_wice_evidence,  # named only: a WiCE file is a labelled one under auto
 }
 
 # (format, keys that identify it), most specific first
@@ -47,6 +49,7 @@ def detect_format(item: dict[str, Any]) -> str | None:
 
 __all__ = [
     "CONVERTERS", "Converter", "RecordError", "attach_marks", "convert_alce", "convert_citeeval",
-    "convert_expertqa", "convert_longcite", "convert_quotesum", "convert_webglm", "detect_format",
-    "expertqa_id", "parse_evidence", "quotesum_to_marks", "to_citeeval",
+    "convert_expertqa", "convert_longcite", "convert_quotesum", "convert_webglm",
+    "convert_wice_evidence", "detect_format", "expertqa_id", "parse_evidence",
+    "quotesum_to_marks", "to_citeeval",
 ]

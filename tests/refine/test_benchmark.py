@@ -1,0 +1,117 @@
+"""``citetrain refine-eval``: refiners scored against human citations, end to end on a
+hand-written QuoteSum-shaped file, and the baseline rows on the real QuoteSum and WiCE dev sets."""
+import json
+
+import pytest
+
+from citetrain.cli.main import main
+from citetrain.refine import load as load_module
+from citetrain.refine.benchmark import DEFAULT_REFINERS, INPUT_ROW, read_gold_records, run_benchmark
+from citetrain.refine.generative import apply_refiner_outputs
+from citetrain.refine.load import Refiner
+
+LINES = [
+    {"qid": "q1", "unique_id": "u1", "question": "What about the lighthouse?",
+     "summary": "[1 The lighthouse was built in 1870 by local masons.] "
+                "[2 Its lamp burns whale oil.]",
+     "title1": "Lighthouse", "source1": "The lighthouse was built in 1870 by local masons.",
+     "title2": "Lamp", "source2": "Its lamp burns whale oil and shines twenty miles.",
+     "title3": "Harbour", "source3": "Local fishing boats land cod every morning."},
+    {"qid": "q2", "unique_id": "u2", "question": "What do bees make?",
+     "summary": "[1 Bees make honey in summer.] Honey is sweet.",
+     "title1": "Bees", "source1": "Bees make honey in summer.",
+     "title2": "Wasps", "source2": "Wasps build paper nests.", "title3": "", "source3": ""},
+]
+# statements and their human ids: "The lighthouse ... masons" {1}, "Its lamp burns whale oil" {2},
+# "Bees make honey in summer" {1}, "Honey is sweet" {} (no reference: left out of the scores).
+# trivial cites {1, 3} for the first ("local" is in passage 3) and the reference for the others:
+#   tp = 3, cited = 4, reference = 3: P = 75.0, R = 100.0, F1 = 2*75*100/175 = 85.7,
+#   exact = 2/3 = 66.7; cover and lexical cite exactly the reference: 100 everywhere.
+HAND = {"baseline:trivial": (75.0, 100.0, 600 / 7, 200 / 3), "lexical": (100.0,) * 4,
+        "baseline:cover": (100.0,) * 4}
+
+
+@pytest.fixture
+def quotesum_file(tmp_path):
+    path = tmp_path / "qs.jsonl"
+    path.write_text("".join(json.dumps(x) + "\n" for x in LINES))
+    return path
+
+
+def test_command_end_to_end(quotesum_file, tmp_path, capsys):
+    out = tmp_path / "out"
+    assert main(["refine-eval", str(quotesum_file), "--format", "quotesum", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "| refiner | input | P | R | F1 | exact | s/answer |" in printed
+    assert "| baseline:trivial | removed | 75.0 | 100.0 | 85.7 | 66.7 |" in printed
+    assert "removed: scored 3 statements of 2 records (1 with no reference left out" in printed
+    report = json.loads((out / "refine_eval.json").read_text())
+    rows = {(r["refiner"], r["input"]): r for r in report["rows"]}
+    assert len(rows) == 3 * 4  # (input) and 3 baselines on removed, wrong, half
+    for variant in ("removed", "wrong", "half"):
+        for name, want in HAND.items():
+            row = rows[name, variant]
+            assert (row["prec"], row["rec"], row["f1"], row["exact"]) == pytest.approx(want)
+            assert row["seconds_per_answer"] > 0 and row["counts"]["statements"] == 4
+    assert rows[INPUT_ROW, "removed"]["f1"] == rows[INPUT_ROW, "wrong"]["f1"] == 0.0
+    assert report["data"]["records"] == 2 and report["seed"] == 0
+
+
+def oracle(records, counts):
+    """A refiner that cites each statement's reference ids."""
+    outputs = [["".join(f"[{i}]" for i in g) or "[]" for g in r.gold] for r in records]
+    return apply_refiner_outputs(records, outputs, counts)
+
+
+def test_refiner_rows_are_added_after_the_baselines(quotesum_file, monkeypatch, capsys):
+    real = load_module.load_refiner
+    asked = []
+
+    def fake(name, **options):
+        asked.append((name, options.get("threshold")))
+        return Refiner("pair", name, oracle) if name == "ckpt/final" else real(name, **options)
+
+    monkeypatch.setattr(load_module, "load_refiner", fake)
+    assert main(["refine-eval", str(quotesum_file), "--format", "quotesum", "--refiner",
+                 "ckpt/final", "--inputs", "half", "--threshold", "0.6", "--limit", "1"]) == 0
+    assert asked == [(n, 0.6) for n in (*DEFAULT_REFINERS, "ckpt/final")]
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ")]
+    assert [ln.split(" | ")[0] for ln in lines[1:]] == ["| " + INPUT_ROW, "| baseline:trivial",
+                                                        "| lexical", "| baseline:cover",
+                                                        "| ckpt/final"]
+    assert lines[-1].startswith("| ckpt/final | half | 100.0 | 100.0 | 100.0 | 100.0 |")
+
+
+def test_unknown_input_variant_is_one_line(quotesum_file, capsys):
+    assert main(["refine-eval", str(quotesum_file), "--inputs", "removed,typo"]) == 2
+    assert "unknown input variant(s) typo" in capsys.readouterr().err
+
+
+# F1 of the baseline rows on the real dev sets, marks removed: what this splitter (spaCy, no
+# NLTK Punkt data installed) measures, and the issue's figures. QuoteSum's trivial and lexical
+# rows reproduce the issue within 1.0; its cover row is 1.1 under the issue's 96.8 (the issue cut
+# sentences with Punkt), and the WiCE rows are under the issue's (lexical 16.7 vs 18.8, cover
+# 41.9 vs 45.6): those three are checked against the measured figures only.
+MEASURED = {
+    ("quotesum", "baseline:trivial"): 56.9, ("quotesum", "lexical"): 80.4,
+    ("quotesum", "baseline:cover"): 95.7,
+    ("wice_evidence", "lexical"): 16.7, ("wice_evidence", "baseline:cover"): 41.9,
+}
+ISSUE = {("quotesum", "baseline:trivial"): 57.4, ("quotesum", "lexical"): 80.2}
+
+
+@pytest.mark.parametrize("fmt, path", [
+    ("quotesum", ("quotesum", "dev.jsonl")),
+    ("wice_evidence", ("wice", "entailment_retrieval_claim", "dev.jsonl")),
+])
+def test_baseline_rows_on_the_real_dev_sets(shared_data, fmt, path):
+    records, info = read_gold_records(str(shared_data.joinpath(*path)), fmt)
+    assert info["records"] == {"quotesum": 265, "wice_evidence": 306}[fmt]
+    rows, _ = run_benchmark(records, DEFAULT_REFINERS, ["removed"])
+    f1 = {r.refiner: r.f1 for r in rows}
+    for (f, name), want in MEASURED.items():
+        if f == fmt:
+            assert f1[name] == pytest.approx(want, abs=0.3), name
+    for (f, name), want in ISSUE.items():
+        if f == fmt:
+            assert f1[name] == pytest.approx(want, abs=1.0), name
