@@ -1,6 +1,9 @@
 """Errors that the command line reports as one clear line."""
 from __future__ import annotations
 
+import sys
+from typing import Callable
+
 
 class CitetrainError(Exception):
     """A user-facing error: the CLI prints its message on one line and exits non-zero."""
@@ -29,3 +32,20 @@ def error_line(e: Exception) -> tuple[int, str]:
         return 2, f"error: cache database: {text}"
     return 1, (f"internal error: {type(e).__name__}: {text} (run with --debug for the "
                "traceback and report it)")
+
+
+def run_reporting(command: str, fn: Callable[[], int | None], debug: bool = False) -> int:
+    """``fn()``'s exit code, or, when it raises, the error as one line on stderr prefixed with
+    ``command`` (``citetrain eval: error: ...``) and :func:`error_line`'s code (130 on Ctrl-C);
+    ``debug`` re-raises instead. Every entry point runs its command through it."""
+    try:
+        return int(fn() or 0)
+    except KeyboardInterrupt:
+        print(f"{command}: interrupted", file=sys.stderr)
+        return 130
+    except Exception as e:
+        if debug:
+            raise
+        code, msg = error_line(e)
+        print(f"{command}: {msg}", file=sys.stderr)
+        return code

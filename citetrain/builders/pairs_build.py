@@ -63,7 +63,7 @@ def _spacy_name() -> str:
 
 def check_pairs_work(work: Path, spec: BuildSpec, found: PassageSet, spacy: str) -> None:
     """Refuse to resume from shards made with other settings, input or spaCy pipeline."""
-    from citetrain.builders.sources import sha256_file
+    from citetrain.io.readers import sha256_file
 
     holdout = spec.pairs.holdout if spec.pairs else None
     extra = [sha256_file(e.split(":", 1)[-1]) for e in (holdout.labelled if holdout else [])]

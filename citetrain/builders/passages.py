@@ -23,7 +23,7 @@ from typing import Any, Iterable, Iterator, Sequence
 
 from citetrain.builders.edits import n_words, norm
 from citetrain.builders.sets import split_of
-from citetrain.builders.sources import sha256_file
+from citetrain.io.readers import sha256_file
 from citetrain.errors import CitetrainError, InputError
 from citetrain.io.formats import CONVERTERS
 from citetrain.io.labelled import (LABELLED_CONVERTERS, LabelledPair, detect_labelled_format,

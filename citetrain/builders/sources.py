@@ -5,10 +5,9 @@ from __future__ import annotations
 import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Sequence
 
-from citetrain.io.readers import ReadResult, read_records
+from citetrain.io.readers import ReadResult, read_records, sha256_file
 from citetrain.records import Record
 from citetrain.metrics.suites import SuiteData
 from citetrain.text.statements import statements
@@ -39,14 +38,6 @@ class Sources:
     def warnings(self) -> Counter[str]:
         """Kept records with a problem, by reason."""
         return Counter(p["reason"] for p in self.problems if p["action"] == "kept")
-
-
-def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def _synthetic(spec: Any) -> ReadResult:

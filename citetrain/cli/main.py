@@ -7,7 +7,7 @@ import sys
 from importlib import import_module
 
 from citetrain import __version__
-from citetrain.errors import error_line
+from citetrain.errors import run_reporting
 
 COMMANDS = {
     "eval": "citetrain.cli.eval_cmd",
@@ -44,17 +44,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
-    try:
-        return int(args.run(args) or 0)
-    except KeyboardInterrupt:
-        print("citetrain: interrupted", file=sys.stderr)
-        return 130
-    except Exception as e:
-        if args.debug:
-            raise
-        code, msg = error_line(e)
-        print(f"citetrain {args.command}: {msg}", file=sys.stderr)
-        return code
+    return run_reporting(f"citetrain {args.command}", lambda: args.run(args), args.debug)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 
-from citetrain.errors import error_line
+from citetrain.errors import run_reporting
 from citetrain.evaluation.args import add_arguments
 
 
@@ -19,19 +19,9 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(p)
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     args = p.parse_args(argv)
-    try:
-        from citetrain.evaluation.run import run_eval
+    from citetrain.evaluation.run import run_eval
 
-        return int(run_eval(args) or 0)
-    except KeyboardInterrupt:
-        print("citetrain eval: interrupted", file=sys.stderr)
-        return 130
-    except Exception as e:
-        if args.debug:
-            raise
-        code, msg = error_line(e)
-        print(f"citetrain eval: {msg}", file=sys.stderr)
-        return code
+    return run_reporting("citetrain eval", lambda: run_eval(args), args.debug)
 
 
 if __name__ == "__main__":

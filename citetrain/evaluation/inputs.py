@@ -3,13 +3,13 @@ made into a suite, with the command line's overrides), its records and its outpu
 from __future__ import annotations
 
 import argparse
-import hashlib
 import sys
 from dataclasses import dataclass
 from pathlib import Path
 
 from citetrain.config import validate
 from citetrain.errors import CitetrainError
+from citetrain.io.readers import sha256_file
 from citetrain.evaluation.args import MODEL_OPTIONS
 from citetrain.metrics.suites import Suite, SuiteData, SuiteModel, load_suite
 from citetrain.records import Record
@@ -88,18 +88,9 @@ def read_inputs(suite: Suite, opts: RunOptions, *, quiet: bool = False) -> tuple
     return records, notes
 
 
-def file_sha256(path: str | Path) -> str:
-    """The sha256 of a file's bytes, read in blocks."""
-    digest = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for block in iter(lambda: fh.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def input_hashes(suite: Suite) -> list[dict[str, str]]:
     """``[{"path", "sha256"}]`` of the suite's data files (what a partial run is checked against)."""
-    return [{"path": str(Path(d.path).resolve()), "sha256": file_sha256(d.path)} for d in suite.data]
+    return [{"path": str(Path(d.path).resolve()), "sha256": sha256_file(d.path)} for d in suite.data]
 
 
 def out_dir(suite: Suite, opts: RunOptions) -> Path:

@@ -8,6 +8,7 @@ skipped and counted in :attr:`ReadResult.skipped` with its reason.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from collections import Counter
@@ -252,3 +253,13 @@ def read_many(paths: Iterable[PathLike], fmt: str = "auto", *,
     return ReadResult(list(seen.values()), skipped, formats[0] if len(formats) == 1 else
                       "+".join(formats), n_items, duplicates, conflicting, names,
                       [where[k] for k in seen])
+
+
+def sha256_file(path: str | os.PathLike[str]) -> str:
+    """The sha256 of a file's bytes, read in 1 MiB blocks (what resumable jobs check their
+    inputs against)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()

@@ -54,7 +54,7 @@ def head_labels(labels: Any) -> tuple[dict[int, str], dict[int, int]]:
 
 def _manifest_matches(recipe: Recipe, path: Path) -> bool:
     """The saved pairs came from the same files (by sha256), fraction and seed."""
-    from citetrain.train.pairs import _sha256
+    from citetrain.io.readers import sha256_file
 
     man = path.parent / MANIFEST
     if not (path / "dataset_dict.json").is_file() or not man.is_file():
@@ -67,7 +67,7 @@ def _manifest_matches(recipe: Recipe, path: Path) -> bool:
     want = [parse_source(e)[1] for e in d.labelled or []]
     have = old.get("sources", [])
     return (len(want) == len(have) and all(
-        h["path"] == w and Path(w).is_file() and h["sha256"] == _sha256(w)
+        h["path"] == w and Path(w).is_file() and h["sha256"] == sha256_file(w)
         for w, h in zip(want, have)))
 
 

@@ -19,13 +19,13 @@ sha256, counts per split and label, seed, fraction).
 """
 from __future__ import annotations
 
-import hashlib
 import json
 from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
 from citetrain.errors import CitetrainError
+from citetrain.io.readers import sha256_file
 from citetrain.io.labelled import split_key as split_key  # moved to io: builders use it too
 
 COLUMNS = ("premise", "hypothesis", "label", "group", "source")
@@ -73,14 +73,6 @@ def split_pairs(pairs: Any, fraction: float, seed: int, split: str) -> list[Any]
     return [p for p in pairs if split_of(split_key(p), fraction, seed) == split]
 
 
-def _sha256(path: str) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def labelled_rows(sources: list[str], fraction: float, seed: int
                   ) -> tuple[dict[str, list[dict[str, Any]]], list[dict[str, Any]]]:
     """Rows per split and a description of each source (format, pairs, skipped, sha256)."""
@@ -107,7 +99,7 @@ def labelled_rows(sources: list[str], fraction: float, seed: int
         described.append({"path": str(path), "format": pairs.format, "pairs": kept,
                           "skipped": len(pairs.skipped),
                           "duplicates": pairs.duplicates + len(pairs) - kept,
-                          "sha256": _sha256(path)})
+                          "sha256": sha256_file(path)})
     return splits, described
 
 

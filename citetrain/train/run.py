@@ -141,7 +141,6 @@ def train(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, An
 
 def main(argv: list[str] | None = None) -> int:
     import os
-    import sys
 
     os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
     p = argparse.ArgumentParser(prog="python -m citetrain.train",
@@ -153,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dry-run", action="store_true",
                    help="check the recipe, print what would be trained and exit (loads no model)")
     args = p.parse_args(argv)
-    try:
+
+    def run() -> int:
         recipe = load_recipe(args.recipe, args.set)
         if args.dry_run:
             if os.environ.get("RANK", "0") == "0":  # once under accelerate launch
@@ -163,14 +163,10 @@ def main(argv: list[str] | None = None) -> int:
                       "trained", flush=True)
             return 0
         summary = train(recipe)
-    except Exception as e:
-        if args.debug:
-            raise
-        from citetrain.errors import error_line
+        print(f"[citetrain] done: {summary['steps']} steps, train loss "
+              f"{summary['train_loss']:.4f}, saved {summary['final']}", flush=True)
+        return 0
 
-        code, msg = error_line(e)
-        print(f"citetrain train: {msg}", file=sys.stderr)
-        return code
-    print(f"[citetrain] done: {summary['steps']} steps, train loss {summary['train_loss']:.4f}, "
-          f"saved {summary['final']}", flush=True)
-    return 0
+    from citetrain.errors import run_reporting
+
+    return run_reporting("citetrain train", run, args.debug)
