@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from citetrain.cli.pair_options import add_pair_options, pair_options
+
 
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p = sub.add_parser(name, help="replace the citations of any generator's answers with a refiner's",
@@ -23,9 +25,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--chunk", type=int, default=64, help="records per saved chunk (default 64)")
     p.add_argument("--max-length", type=int, default=None, help="cap on prompt + output tokens")
     p.add_argument("--max-doc-words", type=int, default=None, help="as the training data's")
-    p.add_argument("--threshold", type=float, default=0.5,
-                   help="pair refiner: cite passages with P(supported) >= this (default 0.5)")
-    p.add_argument("--max-ids", type=int, default=3, help="pair refiner: at most this many ids")
+    add_pair_options(p)
     p.add_argument("--score", action="store_true", help="score before and after with --metrics")
     p.add_argument("--metrics", default="alce,lenient")
     p.add_argument("--nli", default="lexical")
@@ -45,8 +45,7 @@ def run(args: argparse.Namespace) -> int:
         print(res.summary())
     refiner = load_refiner(args.refiner, max_new_tokens=args.max_new_tokens,
                            batch_size=args.batch_size, max_length=args.max_length,
-                           max_words=args.max_doc_words, threshold=args.threshold,
-                           max_ids=args.max_ids)
+                           max_words=args.max_doc_words, **pair_options(args))
     job = PartialRefine(args.out + ".partial.jsonl", args.predictions, args.refiner)
     refined, counts = job.run(res.records, refiner.refine, chunk=args.chunk,
                               progress=not args.no_progress)

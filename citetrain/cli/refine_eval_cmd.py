@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from citetrain.cli.pair_options import add_pair_options, pair_options
+
 
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p = sub.add_parser(name, help="score refiners against the human citations of a data set",
@@ -18,9 +20,12 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--inputs", default="removed,wrong,half", help="input variants, comma-separated")
     p.add_argument("--seed", type=int, default=0, help="seed of the wrong ids (default 0)")
     p.add_argument("--limit", type=int, default=None, help="only the first N records")
-    p.add_argument("--threshold", type=float, default=0.5,
-                   help="pair refiners (lexical too): cite P(supported) >= this (default 0.5)")
-    p.add_argument("--max-ids", type=int, default=3, help="pair refiners: at most this many ids")
+    add_pair_options(p)
+    p.add_argument("--split", choices=("all", "train", "validation"), default="all",
+                   help="only the records of this side of the judge recipes' split by statement "
+                   "text (--split-fraction, --split-seed; default all)")
+    p.add_argument("--split-fraction", type=float, default=0.3, help="validation share (0.3)")
+    p.add_argument("--split-seed", type=int, default=0, help="split seed (0)")
     p.add_argument("--batch-size", type=int, default=8, help="checkpoint refiners' batch size")
     p.add_argument("--out", default=None, metavar="DIR", help="write DIR/refine_eval.json")
     p.set_defaults(run=run)
@@ -34,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
 
     from citetrain.io.writers import atomic_write_text
     from citetrain.refine.benchmark import (DEFAULT_REFINERS, format_notes, format_table,
-                                            read_gold_records, run_benchmark)
+                                            read_gold_records, run_benchmark, split_records)
     from citetrain.refine.inputs import parse_variants
     from citetrain.refine.load import load_refiner
 
@@ -42,10 +47,20 @@ def run(args: argparse.Namespace) -> int:
     records, data = read_gold_records(args.data, args.format, args.limit)
     print(f"{args.data} ({data['format']}): {data['records']} records with reference citations "
           f"from {data['lines']} lines ({data['lines_without_record']} gave no record)")
-    load = partial(load_refiner, threshold=args.threshold, max_ids=args.max_ids,
-                   batch_size=args.batch_size)
-    rows, made = run_benchmark(records, [*DEFAULT_REFINERS, *args.refiner], variants, args.seed,
-                               load)
+    if args.split != "all":
+        records = split_records(records, args.split, args.split_fraction, args.split_seed)
+        data.update(split=args.split, split_fraction=args.split_fraction,
+                    split_seed=args.split_seed, records=len(records))
+        print(f"{args.split} split (fraction {args.split_fraction}, seed {args.split_seed}, by "
+              f"statement text): {len(records)} records")
+    options = pair_options(args)
+    joint = options.pop("joint")
+    load = partial(load_refiner, batch_size=args.batch_size, **options)
+    names = [*DEFAULT_REFINERS, *args.refiner]
+    if joint is not None:  # a joint row beside each pair refiner's own
+        names += [f"{n}+joint" for n in names if n == "lexical" or not n.startswith("baseline:")]
+    rows, made = run_benchmark(records, names, variants, args.seed, lambda name: load(
+        name.removesuffix("+joint"), joint=joint if name.endswith("+joint") else None))
     print("\n".join([format_table(rows), *format_notes(rows, made)]))
     if args.out:
         report = {"data": data, "seed": args.seed, "inputs": made,

@@ -59,6 +59,21 @@ def read_gold_records(path: str, fmt: str = "auto", limit: int | None = None
     return records, info
 
 
+def split_records(records: Sequence[Record], split: str, fraction: float = 0.3, seed: int = 0
+                  ) -> list[Record]:
+    """The records on ``split``'s side (``train`` / ``validation``) of the judge recipes' split
+    (:func:`~citetrain.builders.sets.split_of` of the output without marks, lower-cased, spaces
+    collapsed: for a WiCE claim, the key of its labelled pair, so a judge trained on the claims
+    of one side is scored on the other's)."""
+    from citetrain.builders.sets import split_of
+    from citetrain.text.marks import strip_marks
+
+    if split not in ("train", "validation"):
+        raise CitetrainError(f"--split: {split!r} is not train or validation")
+    return [r for r in records
+            if split_of(" ".join(strip_marks(r.output).lower().split()), fraction, seed) == split]
+
+
 def score_row(refiner: str, variant: str, records: Sequence[Record], seconds: float | None,
               counts: dict[str, int] | None = None) -> Row:
     """``records`` scored against their ``gold``."""

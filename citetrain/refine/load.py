@@ -6,6 +6,9 @@
 * a sequence classifier (``*ForSequenceClassification``) whose labels read as support
   (``supported`` / ``entailment``, e.g. the quickstart's refiner and ``kind: crossencoder``
   judges), or any ``classifier:PATH_OR_HUB_ID``: the pair refiner of :mod:`citetrain.refine.pairs`;
+* with ``joint`` (:class:`~citetrain.refine.joint.JointOptions`), a pair refiner cites the set of
+  passages that supports each statement together (:mod:`citetrain.refine.joint`), named
+  ``NAME+joint``;
 * no checkpoint, by name (:data:`NAMED`): ``baseline:trivial`` and ``baseline:cover``, the
   word-overlap refiners of :mod:`citetrain.refine.baselines`, and ``lexical``, the pair refiner
   over the lexical NLI's P (content-word recall).
@@ -22,6 +25,7 @@ from typing import Any, Callable, Literal, Sequence
 
 from citetrain.errors import CitetrainError
 from citetrain.records import Record
+from citetrain.refine.joint import JointOptions
 
 Kind = Literal["generative", "pair"]
 RefinerKind = Literal["generative", "pair", "baseline"]
@@ -89,12 +93,15 @@ def refiner_kind(path: str) -> Kind:
 def load_refiner(path: str, *, max_new_tokens: int = 24, batch_size: int = 8,
                  max_length: int | None = None, max_words: int | None = None,
                  threshold: float = 0.5, max_ids: int | None = 3,
-                 progress: bool = False) -> Refiner:
+                 progress: bool = False, joint: JointOptions | None = None) -> Refiner:
     """The refiner at ``path`` (see the module docstring). Generation options apply to causal
-    refiners, ``threshold`` / ``max_ids`` to pair refiners (``lexical`` included)."""
+    refiners, ``threshold`` / ``max_ids`` / ``joint`` to pair refiners (``lexical`` included)."""
+    kind = NAMED.get(path) or refiner_kind(path)
+    if joint is not None and kind != "pair":
+        raise CitetrainError(f"--joint: {path} is a {kind} refiner; joint support is asked of "
+                             "pair refiners (lexical, or a support classifier checkpoint)")
     if path in NAMED:
-        return _named_refiner(path, threshold=threshold, max_ids=max_ids)
-    kind = refiner_kind(path)
+        return _named_refiner(path, threshold=threshold, max_ids=max_ids, joint=joint)
     if kind == "generative":
         from citetrain.models.loading import load_causal_lm
         from citetrain.refine.generative import refine_records
@@ -107,18 +114,29 @@ def load_refiner(path: str, *, max_new_tokens: int = 24, batch_size: int = 8,
                                   max_words=max_words, progress=progress, counts=counts)
 
         return Refiner("generative", path, generative)
-    from citetrain.refine.pairs import classifier_support, pair_refine
+    from citetrain.refine.pairs import classifier_support
 
     support = classifier_support(path.removeprefix("classifier:"), batch_size=max(batch_size, 32),
                                  progress=progress)
 
-    def pairs(records: Sequence[Record], counts: dict[str, int]):
-        return pair_refine(records, support, threshold=threshold, max_ids=max_ids, counts=counts)
-
-    return Refiner("pair", path, pairs)
+    return _pair_refiner(path, support, threshold, max_ids, joint)
 
 
-def _named_refiner(name: str, *, threshold: float, max_ids: int | None) -> Refiner:
+def _pair_refiner(name: str, support: Any, threshold: float, max_ids: int | None,
+                  joint: JointOptions | None) -> Refiner:
+    """The pair refiner over ``support``: one passage at a time, or jointly."""
+    from citetrain.refine.joint import joint_refine
+    from citetrain.refine.pairs import pair_refine
+
+    if joint is not None:
+        return Refiner("pair", f"{name}+joint",
+                       lambda records, counts: joint_refine(records, support, joint, counts))
+    return Refiner("pair", name, lambda records, counts: pair_refine(
+        records, support, threshold=threshold, max_ids=max_ids, counts=counts))
+
+
+def _named_refiner(name: str, *, threshold: float, max_ids: int | None,
+                   joint: JointOptions | None) -> Refiner:
     """A refiner of :data:`NAMED`: nothing to load."""
     if NAMED[name] == "baseline":
         from citetrain.refine.baselines import BASELINES, baseline_refine
@@ -127,12 +145,6 @@ def _named_refiner(name: str, *, threshold: float, max_ids: int | None) -> Refin
         return Refiner("baseline", name, lambda records, counts: baseline_refine(records, choose,
                                                                                  counts))
     from citetrain.nli.registry import make_engine
-    from citetrain.refine.pairs import pair_refine
 
     engine = make_engine("lexical", cache=False, progress=False)
-
-    def lexical(records: Sequence[Record], counts: dict[str, int]):
-        return pair_refine(records, engine.score, threshold=threshold, max_ids=max_ids,
-                           counts=counts)
-
-    return Refiner("pair", name, lexical)
+    return _pair_refiner(name, engine.score, threshold, max_ids, joint)

@@ -115,3 +115,35 @@ def test_baseline_rows_on_the_real_dev_sets(shared_data, fmt, path):
     for (f, name), want in ISSUE.items():
         if f == fmt:
             assert f1[name] == pytest.approx(want, abs=1.0), name
+
+
+def test_joint_rows_beside_each_pair_refiner(quotesum_file, tmp_path, capsys):
+    # lexical+joint on the hand-written file: statement 1's candidates are passage 1 (all five
+    # content words) and 3 ("local"); {1} scores 1.0 >= stop, so it cites [1]; statements 2 and 3
+    # likewise cite their one quoted passage; a given wrong id scores below 1.0 - 0.05 and is
+    # dropped, a given right one is kept: 100 on every input
+    out = tmp_path / "out"
+    assert main(["refine-eval", str(quotesum_file), "--format", "quotesum", "--joint",
+                 "--out", str(out)]) == 0
+    rows = {(r["refiner"], r["input"]): r for r in
+            json.loads((out / "refine_eval.json").read_text())["rows"]}
+    assert {name for name, _ in rows} == {INPUT_ROW, *DEFAULT_REFINERS, "lexical+joint"}
+    for variant in ("removed", "wrong", "half"):
+        row = rows["lexical+joint", variant]
+        assert (row["prec"], row["rec"], row["f1"], row["exact"]) == (100.0,) * 4
+
+
+def test_split_keeps_one_side_of_the_judge_split(quotesum_file, capsys):
+    from citetrain.builders.sets import split_of
+    from citetrain.refine.benchmark import split_records
+    from citetrain.text.marks import strip_marks
+
+    records, _ = read_gold_records(str(quotesum_file), "quotesum")
+    train, val = (split_records(records, s, 0.5, 3) for s in ("train", "validation"))
+    assert sorted(r.id for r in train + val) == sorted(r.id for r in records)
+    for r in val:
+        assert split_of(" ".join(strip_marks(r.output).lower().split()), 0.5, 3) == "validation"
+    assert main(["refine-eval", str(quotesum_file), "--format", "quotesum", "--split",
+                 "validation", "--split-fraction", "0.5", "--split-seed", "3"]) == 0
+    assert f"validation split (fraction 0.5, seed 3, by statement text): {len(val)} records" \
+        in capsys.readouterr().out

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from citetrain.errors import CitetrainError
-from citetrain.refine.load import refiner_kind
+from citetrain.refine.load import load_refiner, refiner_kind
 
 
 def checkpoint(folder, **config):
@@ -66,3 +66,11 @@ def test_the_command_says_it_in_one_line_and_exits_non_zero(tmp_path, capsys):
     err = capsys.readouterr().err.strip()
     assert len(err.splitlines()) == 1 and "neither a causal-LM refiner" in err
     assert not (tmp_path / "o.jsonl").exists() and not (tmp_path / "o.jsonl.partial.jsonl").exists()
+
+
+def test_joint_is_asked_of_pair_refiners_only(capsys):
+    from citetrain.refine.joint import JointOptions
+
+    assert load_refiner("lexical", joint=JointOptions()).name == "lexical+joint"
+    with pytest.raises(CitetrainError, match="--joint: baseline:cover is a baseline refiner"):
+        load_refiner("baseline:cover", joint=JointOptions())
