@@ -41,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     from citetrain.refine.benchmark import (DEFAULT_REFINERS, format_notes, format_table,
                                             read_gold_records, run_benchmark, split_records)
     from citetrain.refine.inputs import parse_variants
-    from citetrain.refine.load import load_refiner
+    from citetrain.refine.load import JOINT_SUFFIX, load_refiner_row
 
     variants = parse_variants(args.inputs)
     records, data = read_gold_records(args.data, args.format, args.limit)
@@ -55,12 +55,11 @@ def run(args: argparse.Namespace) -> int:
               f"statement text): {len(records)} records")
     options = pair_options(args)
     joint = options.pop("joint")
-    load = partial(load_refiner, batch_size=args.batch_size, **options)
     names = [*DEFAULT_REFINERS, *args.refiner]
     if joint is not None:  # a joint row beside each pair refiner's own
-        names += [f"{n}+joint" for n in names if n == "lexical" or not n.startswith("baseline:")]
-    rows, made = run_benchmark(records, names, variants, args.seed, lambda name: load(
-        name.removesuffix("+joint"), joint=joint if name.endswith("+joint") else None))
+        names += [n + JOINT_SUFFIX for n in names if not n.startswith("baseline:")]
+    load = partial(load_refiner_row, joint=joint, batch_size=args.batch_size, **options)
+    rows, made = run_benchmark(records, names, variants, args.seed, load)
     print("\n".join([format_table(rows), *format_notes(rows, made)]))
     if args.out:
         report = {"data": data, "seed": args.seed, "inputs": made,

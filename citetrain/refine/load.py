@@ -122,6 +122,18 @@ def load_refiner(path: str, *, max_new_tokens: int = 24, batch_size: int = 8,
     return _pair_refiner(path, support, threshold, max_ids, joint)
 
 
+JOINT_SUFFIX = "+joint"
+
+
+def load_refiner_row(name: str, joint: JointOptions | None = None, **options: Any) -> Refiner:
+    """:func:`load_refiner` of a benchmark row's name: ``NAME+joint`` is pair refiner ``NAME``
+    asked jointly with ``joint`` (default :class:`JointOptions`), any other name as it is."""
+    if name.endswith(JOINT_SUFFIX):
+        return load_refiner(name.removesuffix(JOINT_SUFFIX), joint=joint or JointOptions(),
+                            **options)
+    return load_refiner(name, **options)
+
+
 def _pair_refiner(name: str, support: Any, threshold: float, max_ids: int | None,
                   joint: JointOptions | None) -> Refiner:
     """The pair refiner over ``support``: one passage at a time, or jointly."""
@@ -129,7 +141,7 @@ def _pair_refiner(name: str, support: Any, threshold: float, max_ids: int | None
     from citetrain.refine.pairs import pair_refine
 
     if joint is not None:
-        return Refiner("pair", f"{name}+joint",
+        return Refiner("pair", f"{name}{JOINT_SUFFIX}",
                        lambda records, counts: joint_refine(records, support, joint, counts))
     return Refiner("pair", name, lambda records, counts: pair_refine(
         records, support, threshold=threshold, max_ids=max_ids, counts=counts))
