@@ -25,7 +25,11 @@ from citetrain.text.marks import strip_marks
 from citetrain.text.statements import statements
 
 FORMAT = "refiner"
+#: record formats whose ``gold`` gives pairs (``FORMAT:PATH`` in ``data.labelled``; ``gold`` reads
+#: any record file whose records carry a ``gold`` field)
+GOLD_FORMATS = {"gold": "auto", "wice_evidence": "wice_evidence"}
 SUPPORTED, NOT_SUPPORTED = 2, 0
+HARD_NEGATIVES, RANDOM_NEGATIVES = 8, 8
 
 
 def statement_texts(record: Record) -> list[str]:
@@ -42,6 +46,47 @@ def record_pairs(record: Record, texts: Sequence[str] | None = None
     passages = [format_doc(d) for d in record.docs]
     texts = statement_texts(record) if texts is None else texts
     return [(k, i, (p, text)) for k, text in enumerate(texts) for i, p in enumerate(passages, 1)]
+
+
+def read_gold_pairs(path: str | Path, fmt: str = "gold", seed: int = 0) -> LabelledSet:
+    """Pairs of human-cited records (a ``gold`` id list per statement: WiCE claims read as
+    evidence finding, any citetrain record file with ``gold``), read as the pair refiner reads
+    them (:func:`record_pairs`): every passage in a statement's gold is ``supported``; of the
+    others, the :data:`HARD_NEGATIVES` sharing the most content words with the statement (ties:
+    the lower id) and :data:`RANDOM_NEGATIVES` more drawn by ``(seed, record id, statement)`` are
+    ``not_supported``. Grouped by statement, split by its text (so a WiCE claim lands on the side
+    of the judge recipes' split its labelled pair does); a statement with no gold gives nothing."""
+    import random
+
+    from citetrain.io.readers import read_records
+    from citetrain.nli.lexical import content_words
+
+    res = read_records(path, GOLD_FORMATS[fmt])
+    pairs: list[LabelledPair] = []
+    for rec in res.records:
+        gold = (rec.model_extra or {}).get("gold")
+        if gold is None:
+            raise CitetrainError(f"{path}: record {rec.id} has no field 'gold' ({fmt}: pairs "
+                                 "come from records whose reference citations are known)")
+        rows = record_pairs(rec)
+        texts = statement_texts(rec)
+        docs = [content_words(format_doc(d))[0] for d in rec.docs]
+        for k, ids in enumerate(gold[:len(texts)]):
+            if not ids:
+                continue
+            want = content_words(texts[k])[0]
+            others = [i for i in range(1, len(docs) + 1) if i not in set(ids)]
+            hard = sorted(others, key=lambda i: (-len(want & docs[i - 1]), i))[:HARD_NEGATIVES]
+            rest = [i for i in others if i not in hard]
+            rng = random.Random(f"{seed}:{rec.id}:{k}")
+            keep = {*ids, *hard, *rng.sample(rest, min(RANDOM_NEGATIVES, len(rest)))}
+            group = f"{fmt}:{rec.id}:{k}"
+            for kk, i, (premise, hypothesis) in rows:
+                if kk == k and i in keep:
+                    pairs.append(LabelledPair(premise, hypothesis,
+                                              SUPPORTED if i in ids else NOT_SUPPORTED,
+                                              group, f"{group}#{i}"))
+    return LabelledSet(pairs, [], fmt)
 
 
 def _jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:

@@ -11,7 +11,9 @@ training claims. A pair read from several files (ExpertQA's ``rand_*`` and ``dom
 splits share one pool) is kept once, from the first file. ``wice_tokens:PATH`` reads WiCE's
 ``non_supported_tokens`` rows as three pairs each (:mod:`citetrain.train.crossencoder_wice`),
 ``synth:PATH`` ``citetrain synth`` records as pairs of known support
-(:mod:`citetrain.train.crossencoder_synth`).
+(:mod:`citetrain.train.crossencoder_synth`), ``wice_evidence:PATH`` and ``gold:PATH`` records with
+reference citations as (passage, statement) pairs labelled by them
+(:func:`citetrain.builders.refiner_pairs.read_gold_pairs`).
 
 Columns: ``premise``, ``hypothesis``, ``label`` (int), ``group``,
 ``source`` (``"FORMAT:PATH"``). Saved atomically beside ``manifest.json`` (sources with their
@@ -39,8 +41,10 @@ def _derived_readers() -> dict[str, Any]:
     from citetrain.train import crossencoder_synth as synth
     from citetrain.train import crossencoder_wice as wice
 
+    gold = {name: (lambda path, name=name: refiner.read_gold_pairs(path, name))
+            for name in refiner.GOLD_FORMATS}
     return {wice.FORMAT: wice.read_wice_tokens, synth.FORMAT: synth.read_synth,
-            refiner.FORMAT: refiner.read_refiner_pairs}
+            refiner.FORMAT: refiner.read_refiner_pairs, **gold}
 
 
 def source_formats() -> set[str]:
