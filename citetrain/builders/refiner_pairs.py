@@ -21,7 +21,7 @@ from citetrain.errors import CitetrainError
 from citetrain.io.labelled import LabelledPair, LabelledSet
 from citetrain.nli.base import Pair
 from citetrain.records import Record, format_doc
-from citetrain.text.marks import strip_marks
+from citetrain.text.marks import Statement, strip_marks
 from citetrain.text.statements import statements
 
 FORMAT = "refiner"
@@ -32,10 +32,11 @@ SUPPORTED, NOT_SUPPORTED = 2, 0
 HARD_NEGATIVES, RANDOM_NEGATIVES = 8, 8
 
 
-def statement_texts(record: Record) -> list[str]:
-    """The record's statements without their marks (all lines, the order of ``output``)."""
-    return [strip_marks(st.raw.strip() or st.text).strip()
-            for st in statements(record.output, first_line_only=False)]
+def statement_texts(record: Record, split: Sequence[Statement] | None = None) -> list[str]:
+    """The record's statements without their marks (all lines, the order of ``output``);
+    ``split``: its :func:`statements` when the caller already has them."""
+    split = statements(record.output, first_line_only=False) if split is None else split
+    return [strip_marks(st.raw.strip() or st.text).strip() for st in split]
 
 
 def record_pairs(record: Record, texts: Sequence[str] | None = None
@@ -68,14 +69,14 @@ def read_gold_pairs(path: str | Path, fmt: str = "gold", seed: int = 0) -> Label
         if gold is None:
             raise CitetrainError(f"{path}: record {rec.id} has no field 'gold' ({fmt}: pairs "
                                  "come from records whose reference citations are known)")
-        rows = record_pairs(rec)
         texts = statement_texts(rec)
+        rows = record_pairs(rec, texts)
         docs = [content_words(format_doc(d))[0] for d in rec.docs]
         for k, ids in enumerate(gold[:len(texts)]):
             if not ids:
                 continue
-            want = content_words(texts[k])[0]
-            others = [i for i in range(1, len(docs) + 1) if i not in set(ids)]
+            want, gold_ids = content_words(texts[k])[0], set(ids)
+            others = [i for i in range(1, len(docs) + 1) if i not in gold_ids]
             hard = sorted(others, key=lambda i: (-len(want & docs[i - 1]), i))[:HARD_NEGATIVES]
             rest = [i for i in others if i not in hard]
             rng = random.Random(f"{seed}:{rec.id}:{k}")
@@ -84,7 +85,7 @@ def read_gold_pairs(path: str | Path, fmt: str = "gold", seed: int = 0) -> Label
             for kk, i, (premise, hypothesis) in rows:
                 if kk == k and i in keep:
                     pairs.append(LabelledPair(premise, hypothesis,
-                                              SUPPORTED if i in ids else NOT_SUPPORTED,
+                                              SUPPORTED if i in gold_ids else NOT_SUPPORTED,
                                               group, f"{group}#{i}"))
     return LabelledSet(pairs, [], fmt)
 

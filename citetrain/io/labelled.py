@@ -175,7 +175,11 @@ def split_key(pair: Any) -> str:
     """What a train / validation split of labelled pairs hashes (with
     :func:`citetrain.builders.sets.split_of`): the pair's statement (or the claim it was derived
     from, a ``split_text`` in its meta), lower-cased, spaces collapsed."""
-    text = (getattr(pair, "meta", None) or {}).get("split_text") or pair.hypothesis
+    return text_key((getattr(pair, "meta", None) or {}).get("split_text") or pair.hypothesis)
+
+
+def text_key(text: str) -> str:
+    """``text`` lower-cased with its spaces collapsed: the key :func:`split_key` hashes."""
     return " ".join(text.lower().split())
 
 

@@ -66,12 +66,13 @@ def split_records(records: Sequence[Record], split: str, fraction: float = 0.3, 
     collapsed: for a WiCE claim, the key of its labelled pair, so a judge trained on the claims
     of one side is scored on the other's)."""
     from citetrain.builders.sets import split_of
+    from citetrain.io.labelled import text_key
     from citetrain.text.marks import strip_marks
 
     if split not in ("train", "validation"):
         raise CitetrainError(f"--split: {split!r} is not train or validation")
     return [r for r in records
-            if split_of(" ".join(strip_marks(r.output).lower().split()), fraction, seed) == split]
+            if split_of(text_key(strip_marks(r.output)), fraction, seed) == split]
 
 
 def score_row(refiner: str, variant: str, records: Sequence[Record], seconds: float | None,

@@ -91,14 +91,12 @@ class _Search:
         return best if best and score >= opts.threshold else []
 
 
-def _searches(record: Record, texts: Sequence[str], opts: JointOptions) -> list[_Search]:
+def _searches(record: Record, opts: JointOptions) -> list[_Search]:
     docs = [format_doc(d) for d in record.docs]
     words = [content_words(d)[0] for d in docs]
-    cited = [st.citations for st in statements(record.output, first_line_only=False)]
-    if len(cited) != len(texts):
-        cited = [()] * len(texts)
+    split = statements(record.output, first_line_only=False)
     out = []
-    for text, ids in zip(texts, cited):
+    for text, ids in zip(statement_texts(record, split), (st.citations for st in split)):
         given = sorted({i for i in ids if 1 <= i <= len(docs)}) if opts.use_given else []
         cands = candidate_ids(content_words(text)[0], words, opts.candidates)
         out.append(_Search(text, docs, list(dict.fromkeys([*cands, *given])), given))
@@ -151,7 +149,7 @@ def joint_refine(records: Sequence[Record], support: SupportFn, opts: JointOptio
                  counts: dict[str, int] | None = None) -> tuple[list[Record], dict[str, int]]:
     """Refined copies of ``records`` citing each statement's jointly supporting set, and the
     counts of :func:`~citetrain.refine.generative.apply_refiner_outputs`."""
-    per_record = [_searches(r, statement_texts(r), opts) for r in records]
+    per_record = [_searches(r, opts) for r in records]
     joint_choose([s for rows in per_record for s in rows], support, opts)
     outputs = [[render_ids(s.result(opts)) for s in rows] for rows in per_record]
     return apply_refiner_outputs(records, outputs, counts)
