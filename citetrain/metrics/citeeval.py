@@ -34,6 +34,7 @@ from citetrain.analysis.support import (
 )
 from citetrain.metrics.base import MetricResult, check_at_most_citations, mean, skipped_info
 from citetrain.analysis.editdist import PUBLISHED_WEIGHTS, Weights, editdist_score
+from citetrain.metrics.rules import at_least, check_option, checked, one_of
 from citetrain.metrics.itercoe import CONTEXT_LABELS, ContextJudgement, StatementJudgement
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
@@ -63,9 +64,11 @@ def _aggregate(by_record: list[tuple[str, list[dict[str, Any]]]], scenario: Scen
     return scores, per_record, counts
 
 
+SCENARIO = one_of("full", "cited", "both")
+
+
 def _check_scenario(scenario: str) -> None:
-    if scenario not in ("full", "cited", "both"):
-        raise ValueError(f"scenario must be 'full', 'cited' or 'both', got {scenario!r}")
+    check_option("scenario", scenario, SCENARIO)
 
 
 def _scenario_values(context: str | None, cited: bool, rating: float | None) -> dict[str, Any]:
@@ -85,6 +88,7 @@ def _silver_row(s: StatementAnalysis) -> dict[str, Any]:
     }
 
 
+@checked(scenario=SCENARIO, max_subset_size=at_least(1))
 def citeeval(
     records: Sequence[Record],
     engine: NLIEngine,
@@ -113,10 +117,7 @@ def citeeval(
     MetricResult named ``"citeeval"``: ``citeeval_full`` / ``citeeval_cited`` (percentages);
     per statement its context, edits and rating; counts of contexts, actions and N/A records.
     """
-    _check_scenario(scenario)
-    check_at_most_citations(at_most_citations)
-    if max_subset_size < 1:
-        raise ValueError(f"max_subset_size must be >= 1, got {max_subset_size}")
+    check_at_most_citations(at_most_citations)  # scenario, max_subset_size: @checked
     per_doc = [(rec.id, analyses_of(rec, at_most_citations, first_line_only)) for rec in records]
     skipped = [rid for rid, sts in per_doc if not sts]
     flat = [s for _, sts in per_doc for s in sts]

@@ -24,6 +24,7 @@ import string
 from typing import Any, Sequence
 
 from citetrain.metrics.base import MetricResult, mean
+from citetrain.metrics.rules import checked, subset_of
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
 from citetrain.text.marks import alce_remove
@@ -162,6 +163,7 @@ def claims_recall(records: Sequence[Record], engine: NLIEngine) -> MetricResult:
                    nli=engine.name)
 
 
+@checked(which=subset_of(ALL))
 def correctness(
     records: Sequence[Record],
     engine: NLIEngine | None = None,
@@ -174,9 +176,6 @@ def correctness(
     ``engine``). Returns a MetricResult named ``"correctness"`` with the scores of those that ran,
     one merged row per record, and ``info["skipped"]`` = {metric: reason} for the others.
     """
-    bad = [w for w in which if w not in ALL]
-    if bad:
-        raise ValueError(f"unknown correctness metric(s) {bad}: choose from {', '.join(ALL)}")
     runners = {"str_em": str_em, "rouge_lsum": rouge_lsum, "bleu4": bleu4}
     fields = {"str_em": "qa_pairs or a list answer", "rouge_lsum": "annotations or answer",
               "bleu4": "answer", "claims": "claims"}

@@ -5,6 +5,7 @@ import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from citetrain.metrics.options import check_metric_options
 from citetrain.metrics.registry import DEFAULT_METRICS, get_metric, parse_metric_list
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
@@ -40,8 +41,11 @@ def evaluate(
 
     ``nli`` is an engine or a name for :func:`citetrain.nli.registry.make_engine` (``"lexical"``,
     ``"seq2seq:PATH"``, ``"classifier:PATH"``, ``"llm:MODEL"``); ``options`` maps a metric name to
-    its keyword options, e.g. ``{"alce": {"at_most_citations": 5}}``.
+    its keyword options, e.g. ``{"alce": {"at_most_citations": 5}}``, checked against each
+    metric's signature and ranges before any record is read (a
+    :class:`~citetrain.config.ConfigError` lists every problem).
     """
+    options = check_metric_options(options, "evaluate()")
     recs = as_records(records)
     names = parse_metric_list(metrics)
     if isinstance(nli, str):
@@ -50,7 +54,6 @@ def evaluate(
         engine = make_engine(nli, progress=progress)
     else:
         engine = nli
-    options = options or {}
     results, timings = {}, {}
     for name in names:
         t0 = time.perf_counter()

@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from citetrain.config import load_config
+from citetrain.config import ConfigError, apply_overrides, load_yaml, validate
+from citetrain.metrics.options import option_errors
 from citetrain.metrics.registry import METRICS
 
 
@@ -58,7 +59,8 @@ class SuiteModel(BaseModel):
 
 
 class Suite(BaseModel):
-    """An eval suite."""
+    """An eval suite. ``options`` maps a metric to its keyword options, checked against the
+    metric's signature and ranges (:mod:`citetrain.metrics.options`) with the other keys."""
 
     model_config = ConfigDict(extra="forbid")
     name: str
@@ -67,7 +69,7 @@ class Suite(BaseModel):
     nli: str = "lexical"
     nli_options: dict[str, Any] = Field(default_factory=dict)
     cache: bool | str | None = None
-    options: dict[str, dict[str, Any]] = Field(default_factory=dict)
+    options: dict[str, Any] = Field(default_factory=dict)  # checked by load_suite / evaluate
     out: str | None = None
     model: SuiteModel | None = None
 
@@ -77,14 +79,6 @@ class Suite(BaseModel):
         bad = [m for m in v if m not in METRICS]
         if bad:
             raise ValueError(f"unknown metric(s) {', '.join(bad)}; choose from {', '.join(METRICS)}")
-        return v
-
-    @field_validator("options")
-    @classmethod
-    def _known_option_metrics(cls, v: dict[str, dict[str, Any]]) -> dict[str, dict[str, Any]]:
-        bad = [m for m in v if m not in METRICS]
-        if bad:
-            raise ValueError(f"options for unknown metric(s) {', '.join(bad)}")
         return v
 
 
@@ -98,9 +92,26 @@ def resolve_data_paths(data: list[SuiteData], config_path: str | Path) -> None:
         d.path = str(p if p.is_absolute() else (base / p).resolve())
 
 
+def validate_suite(data: dict[str, Any], path: str | Path) -> Suite:
+    """A :class:`Suite` from plain data, or a :class:`ConfigError` listing every problem: the
+    schema's, then each metric option's (before any record or model is read)."""
+    errors: list[str] = []
+    try:
+        suite = validate(Suite, data, str(path))
+    except ConfigError as e:
+        errors, suite = list(e.errors), None
+    raw = data.get("options")
+    checked, option_problems = option_errors(raw) if isinstance(raw, dict) else ({}, [])
+    errors += option_problems
+    if errors or suite is None:
+        raise ConfigError(str(path), errors)
+    suite.options = checked
+    return suite
+
+
 def load_suite(path: str | Path, overrides: list[str] | None = None) -> Suite:
-    """Validate a suite file and make its data paths absolute."""
-    suite = load_config(Suite, path, overrides)
+    """Validate a suite file (its metric options included) and make its paths absolute."""
+    suite = validate_suite(apply_overrides(load_yaml(path), overrides or []), path)
     resolve_data_paths(suite.data, path)
     if suite.model is not None and suite.model.path is not None:
         p = Path(suite.model.path)

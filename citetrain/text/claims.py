@@ -1,5 +1,9 @@
 """Atomic claims of a sentence with positional citation marks (ALiiCE, Xu et al. 2024/2025).
 
+Two semantics (``atomic_claims_many(..., semantics=...)``): ``"authors"`` (default) reproduces the
+authors' released ``myparser.py`` (:mod:`citetrain.text.claims_authors`); ``"paper"`` is the
+paper's text, as follows.
+
 "ALiiCE: Evaluating Positional Fine-grained Citation Generation", section 3.2 (Algorithm 1) and
 appendix C. Each citation group of a sentence gets the part of the sentence it supports:
 
@@ -47,7 +51,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterable, Sequence
+from typing import Iterable, Literal, Sequence
+
+from citetrain.errors import CitetrainError
 
 from citetrain.text.marks import Statement, parse_marks
 
@@ -76,9 +82,10 @@ class Claim:
 class ClaimParse:
     """A sentence's atomic claims: one per citation group in order, or one claim on fallback.
 
-    ``fallback`` names why the whole sentence was used (one of :data:`FALLBACKS`), else ``None``;
-    ``cleaned`` is the text that was parsed ("" when no parse was needed); a sentence without
-    marks has no claims.
+    ``fallback`` names why the whole sentence was used (one of :data:`FALLBACKS`; under
+    ``semantics="authors"`` one of :data:`~citetrain.text.claims_authors.AUTHORS_FALLBACKS`),
+    else ``None``; ``cleaned`` is the text that was parsed ("" when no parse was needed); a
+    sentence without marks has no claims.
     """
 
     statement: Statement
@@ -289,27 +296,79 @@ def _parse(nlp, texts: list[str], batch_size: int):
     return list(nlp.pipe(docs, batch_size=batch_size))
 
 
-def atomic_claims_many(
-    sentences: Sequence[str], nlp=None, max_words: int = 50, batch_size: int = 256
-) -> list[ClaimParse]:
-    """:func:`atomic_claims` for many sentences, parsed together with ``nlp.pipe``."""
-    plans = [_plan(s, max_words) for s in sentences]
-    todo = [p for p in plans if p.fallback is None]
-    docs: dict[int, object] = {}
-    if todo:
-        if nlp is None:
-            from citetrain.text.spacy_model import load_spacy
+SEMANTICS = ("authors", "paper")
+MAX_CHARS = 1_000_000  # spaCy's default max_length: a longer sentence is not parsed (error E088)
 
-            nlp = load_spacy()
-        docs = {id(p): d for p, d in zip(todo, _parse(nlp, [p.cleaned for p in todo], batch_size))}
+
+def _nlp(nlp):
+    """The pipeline given, else :func:`~citetrain.text.spacy_model.load_spacy`'s."""
+    if nlp is not None:
+        return nlp
+    from citetrain.text.spacy_model import load_spacy
+
+    return load_spacy()
+
+
+def _paper_many(sentences: Sequence[str], nlp, max_words: int, batch_size: int
+                ) -> list[ClaimParse]:
+    plans = [_plan(s, max_words) for s in sentences]
+    for p in plans:  # beyond spaCy's length limit (E088): sentence level, as a long sentence
+        if p.fallback is None and len(p.cleaned) > MAX_CHARS:
+            p.fallback = TOO_LONG
+    todo = [p for p in plans if p.fallback is None]
+    docs = {id(p): d for p, d in zip(todo, _parse(_nlp(nlp), [p.cleaned for p in todo], batch_size))
+            } if todo else {}
     return [_claims_from_doc(p, docs[id(p)]) if p.fallback is None
             else _sentence_level(p.statement, p.fallback) for p in plans]
 
 
-def atomic_claims(sentence_with_marks: str, nlp=None, max_words: int = 50) -> ClaimParse:
-    """The atomic claim of each citation group of one sentence (see the module docstring).
+def _authors_many(sentences: Sequence[str], nlp, max_words: int, batch_size: int
+                  ) -> list[ClaimParse]:
+    from citetrain.text.claims_authors import (
+        TOO_LONG as LONG, AuthorsParse, alce_parse, authors_claims, parse_docs,
+    )
+
+    plans = [AuthorsParse(s, max_words) for s in sentences]
+    for p in plans:  # beyond spaCy's length limit (E088): ALCE's parse, as a long sentence
+        if p.early is None and len(p.text) > MAX_CHARS:
+            p.early = (LONG, [alce_parse(p.sentence)])
+    todo = [p for p in plans if p.early is None]
+    texts = [p.text for p in todo]
+    docs = {id(p): d for p, d in zip(todo, parse_docs(_nlp(nlp), texts, batch_size))} if todo else {}
+    out = []
+    for p in plans:
+        fallback, pairs = authors_claims(p, docs.get(id(p)))
+        claims = tuple(Claim(text, tuple(ids), ()) for text, ids in pairs)
+        out.append(ClaimParse(p.statement, claims, fallback, p.cleaned))
+    return out
+
+
+def atomic_claims_many(
+    sentences: Sequence[str], nlp=None, max_words: int = 50, batch_size: int = 256,
+    semantics: Literal["authors", "paper"] = "authors",
+) -> list[ClaimParse]:
+    """:func:`atomic_claims` for many sentences, parsed together with ``nlp.pipe``.
+
+    ``semantics="authors"`` (default): the released ``myparser.py``
+    (:mod:`citetrain.text.claims_authors`: punctuation stripped from word ends, spaCy's own
+    sentence split, identical claims merged; ``groups`` is empty and ``fallback`` is one of
+    ``too_long``, ``root_cited``, ``citation_lost``, ``spacy_split``). ``"paper"``: the paper's
+    Algorithm 1 + appendix C as this module's docstring states (one claim per group).
+    """
+    if semantics not in SEMANTICS:
+        raise CitetrainError(f"semantics must be 'authors' or 'paper', got {semantics!r}")
+    many = _authors_many if semantics == "authors" else _paper_many
+    return many(sentences, nlp, max_words, batch_size)
+
+
+def atomic_claims(sentence_with_marks: str, nlp=None, max_words: int = 50,
+                  semantics: Literal["authors", "paper"] = "authors") -> ClaimParse:
+    """The atomic claims of one sentence (see the module docstring and
+    :mod:`citetrain.text.claims_authors`).
 
     ``nlp`` is a spaCy pipeline with a parser (default :func:`load_spacy`); sentences with more than
-    ``max_words`` words (marks removed) fall back to sentence level, as the paper does.
+    ``max_words`` words fall back to sentence level, as the paper does (marks removed under
+    ``"paper"``, marks counted on the raw sentence under ``"authors"``, as the released code does).
     """
-    return atomic_claims_many([sentence_with_marks], nlp=nlp, max_words=max_words)[0]
+    return atomic_claims_many([sentence_with_marks], nlp=nlp, max_words=max_words,
+                              semantics=semantics)[0]

@@ -116,6 +116,20 @@ BAD_KEY: dict[str, Case] = {
                        ["suite.yaml: metrcs: unknown key; did you mean 'metrics'?"]),
     "eval --set": lambda t: (["eval", str(_suite(t)), "--set", "nli_optons={}"],
                              ["nli_optons: unknown key"]),
+    # metric options are checked when the suite is read: the missing data file is never reached
+    "eval option range": lambda t: (
+        ["eval", str(_suite(t, data=[{"path": MISSING}],
+                            options={"alce": {"at_most_citations": 0}}))],
+        ["suite.yaml: options.alce.at_most_citations: must be >= 1 or null/None, got 0"]),
+    "eval option typo": lambda t: (
+        ["eval", str(_suite(t, data=[{"path": MISSING}],
+                            options={"alce": {"at_most_citation": 2}}))],
+        ["suite.yaml: options.alce.at_most_citation: unknown option; "
+         "did you mean 'at_most_citations'?"]),
+    "eval option --set": lambda t: (
+        ["eval", str(_suite(t, data=[{"path": MISSING}])), "--set",
+         "options.citeeval.max_subset_size=0"],
+        ["suite.yaml: options.citeeval.max_subset_size: must be >= 1, got 0"]),
 }
 MALFORMED: dict[str, Case] = {
     "eval json": lambda t: (["eval", bad_json(t), "--no-progress"], ["in.jsonl:2: malformed JSON"]),

@@ -1,7 +1,7 @@
 """ALCE citation recall / precision against hand-computed values (TableNLI decides entailment).
 
 Doc texts are distinct phrases ("alpha fact", ...); TableNLI entails a hypothesis iff the premise
-contains every phrase of one listed set. Sentences are written so that spaCy splits them plainly.
+contains every phrase of one listed set. Sentences are written so that Punkt (the default splitter) splits them plainly.
 """
 from __future__ import annotations
 

@@ -1,18 +1,25 @@
-"""ALiiCE recall / precision on atomic claims and CVCP, against hand-computed values.
+"""ALiiCE (``semantics="paper"``) recall / precision on atomic claims and CVCP, against hand-computed
+values.
 
 Doc texts are distinct phrases; TableNLI entails a hypothesis (here: a claim) iff the premise holds
 every phrase of one listed set. The claims are the paper's appendix D claims (tests/text/test_claims).
 """
 from __future__ import annotations
 
+from functools import partial
+
 import pytest
 
-from citetrain.metrics.aliice import aliice, sentence_cvcp
+from citetrain.metrics import aliice as aliice_module
+from citetrain.metrics.aliice import sentence_cvcp
 from citetrain.metrics.alce import alce
 from citetrain.nli.engine import NLIEngine
 from citetrain.nli.table import TableNLI
 from citetrain.records import Doc, Record
 from citetrain.text.marks import parse_marks
+
+# this file pins semantics="paper" (tests/metrics/test_aliice_authors.py: the released eval.py's)
+aliice = partial(aliice_module.aliice, semantics="paper")
 
 A, B, C, D = "alpha fact", "beta fact", "gamma fact", "delta fact"
 CIGS = ("Some brands, such as Export As, come in packs of 25 [1][2], while standard packs typically "

@@ -100,7 +100,7 @@ def test_citations_follow_the_case(records):
 
 @pytest.fixture(scope="module")
 def split_records(records):
-    """300 records with the project's own statement splitter (spaCy or punkt)."""
+    """300 records with the project's own statement splitter (Punkt by default)."""
     from citetrain.text.statements import statements
 
     sub = records[:300]

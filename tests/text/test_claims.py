@@ -1,4 +1,4 @@
-"""ALiiCE atomic claims: the paper's appendix D examples, the appendix C branches and the fallbacks.
+"""ALiiCE atomic claims (``semantics="paper"``): the paper's appendix D examples, the appendix C branches and the fallbacks.
 
 The expected claims of appendix D (Figures 6, 7, 9, 10, 12, 13) are compared as exact strings: the
 paper's claims are the cleaned words (apostrophes and periods dropped, commas kept) in sentence order,
@@ -11,10 +11,15 @@ from __future__ import annotations
 
 import pytest
 
-from citetrain.text.claims import (
-    ROOT_CITED, SINGLE_GROUP, TOO_LONG, atomic_claims, atomic_claims_many,
-)
+from functools import partial
+
+from citetrain.text import claims
+from citetrain.text.claims import ROOT_CITED, SINGLE_GROUP, TOO_LONG
 from citetrain.text.spacy_model import load_spacy
+
+# this file pins the paper's semantics (tests/text/test_claims_authors.py: the released parser's)
+atomic_claims = partial(claims.atomic_claims, semantics="paper")
+atomic_claims_many = partial(claims.atomic_claims_many, semantics="paper")
 
 GREY = ("In the plane crash on Grey's Anatomy, the characters who die are Dr. Lexie Grey [1][2] "
         "and Dr. Mark Sloan [3][4][5].")
