@@ -60,9 +60,12 @@ class Judge(Protocol):
 
 def pair_records(pairs: Sequence[Pair]) -> list[Record]:
     """One record per (premise, hypothesis): the premise as the only passage, the hypothesis as
-    the response citing it (``"<hypothesis> [1]"``), so any judge can rate human-labelled pairs."""
+    the response citing it (``"<hypothesis> [1]."``: the mark before the final punctuation, so
+    Punkt keeps it in the sentence), so any judge can rate human-labelled pairs."""
+    from citetrain.io.formats._common import attach_marks
+
     return [Record(id=f"pair-{i}", question="", docs=[Doc(title="", text=p)],
-                   output=f"{h.rstrip()} [1]") for i, (p, h) in enumerate(pairs)]
+                   output=attach_marks(h, "[1]")) for i, (p, h) in enumerate(pairs)]
 
 
 def support_from_result(result: MetricResult, n: int) -> list[float]:

@@ -15,7 +15,7 @@ SENTENCE = "The river flows north [3], and the lake is deep [1]."
 
 
 def test_claims_get_their_own_gold_in_place():
-    parse = atomic_claims(SENTENCE)
+    parse = atomic_claims(SENTENCE, semantics="paper")  # the builder's semantics
     first, second = (c.text for c in parse.claims)
     table = {first: [{"Rivers flow north."}], second: [{"Lakes are deep."}],
              "The river flows north, and the lake is deep.": [{"Rivers flow north.", "Lakes are deep."}]}
