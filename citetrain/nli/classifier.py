@@ -32,6 +32,7 @@ from typing import Any, Callable, Mapping, Sequence
 from citetrain.errors import CitetrainError
 from citetrain.nli.base import NLIResult, Pair
 from citetrain.nli.hf import HFBackend
+from citetrain.nli.stack import CONFIG_KEY as STACK_KEY, Stack
 
 DEFAULT_MAX_LENGTH = 512
 ENTAIL = {"entailment", "entail", "entails", "entailed", "supported", "full_support"}
@@ -178,11 +179,12 @@ class ClassifierNLI(HFBackend):
     default_max_length = DEFAULT_MAX_LENGTH
 
     def __init__(self, model: str, *, windows: bool = True, premise: str | None = None,
-                 **options: Any) -> None:
+                 stacked: bool = True, **options: Any) -> None:
         if premise is not None and premise not in PREMISE_MODES:
             raise CitetrainError(f"classifier NLI: premise must be one of "
                                  f"{', '.join(PREMISE_MODES)}, not {premise!r}")
         self._premise_option = premise if windows else "cut"
+        self._stacked = stacked  # False: the model's own support, ignoring a saved stack
         self.cut_statements = 0  # statements longer than max_length, read cut (premise select)
         super().__init__(model, **options)
         self.revision += _TAGS[self.premise]
@@ -236,6 +238,16 @@ class ClassifierNLI(HFBackend):
                                      f"{', '.join(modes)}")
         if self.hint != "none":
             self.revision += f"+hint-{self.hint}"
+        self.stack = self.saved_stack = None  # saved_stack: in the config, read or not
+        raw = getattr(self.model.config, STACK_KEY, None)
+        if raw is not None:
+            try:
+                self.saved_stack = Stack.from_config(raw)
+            except ValueError as exc:
+                raise CitetrainError(f"{model}: config {exc}") from None
+        if self.saved_stack is not None and self._stacked:
+            self.stack = self.saved_stack
+            self.revision += f"+stack-{self.stack.tag}"
 
     def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
         """Softmax over the model's labels for a batch of pairs."""
@@ -265,4 +277,18 @@ class ClassifierNLI(HFBackend):
             if self.three_way:
                 support = (prob, row[self.labels["neutral"]], row[self.labels["contradiction"]])
             out.append(NLIResult(float(prob), bool(label), support))
+        return self._stacked_results(pairs, out) if self.stack is not None else out
+
+    def _stacked_results(self, pairs: Sequence[Pair], raw: list[NLIResult]) -> list[NLIResult]:
+        """The saved stack's support from each result's expected level and the pair's lexical
+        recall (:mod:`citetrain.nli.stack`); ``prob`` is P(full), ``label`` ``prob >= 0.5`` (or
+        the threshold)."""
+        from citetrain.nli.lexical import LexicalNLI
+
+        recall = [r.prob for r in LexicalNLI().predict(pairs)]
+        cut = self.threshold if self.threshold is not None else 0.5
+        out = []
+        for r, x in zip(raw, recall):
+            full, partial, no = self.stack.support(r.expected, x)
+            out.append(NLIResult(full, full >= cut, (full, partial, no)))
         return out

@@ -223,6 +223,11 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         data_path = ensure_pairs(recipe, state.is_main_process)
     train_raw, eval_raw = S.load_splits(recipe, data_path)
     d = recipe.data
+    calibration = None
+    if recipe.eval.stack != "none":
+        from citetrain.train.pairs import calibration_split
+
+        train_raw, calibration = calibration_split(train_raw, d.calibration_fraction, d.split_seed)
     if d.built or not d.human_train:
         from citetrain.train.pairs import training_pairs
 
@@ -276,6 +281,12 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
             from citetrain.train.pairs import built_manifests
 
             summary["built"] = built_manifests(d.built)
+        if calibration is not None:
+            from citetrain.train.stacking import fit_and_save
+
+            summary["stack"] = fit_and_save(final, calibration)
+            print(f"[citetrain] stack ({recipe.eval.stack}) fitted on "
+                  f"{summary['stack']['claims']} calibration claims -> {final}", flush=True)
         if heldout is not None and recipe.eval.card:
             from citetrain.train.judge_card import heldout_figures
 

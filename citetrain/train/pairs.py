@@ -167,6 +167,21 @@ def built_manifests(folders: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+def calibration_split(train: Any, fraction: float, seed: int) -> tuple[Any, Any]:
+    """``(train, calibration)``: the pairs of a ``fraction`` of the training groups (claims, by
+    hash of the group with ``seed``) held out of training, to fit a stack on
+    (:mod:`citetrain.nli.stack`)."""
+    from citetrain.builders.sets import split_of
+
+    side = [split_of(f"calibration\0{g}", fraction, seed) for g in train["group"]]
+    keep = [i for i, s in enumerate(side) if s == "train"]
+    held = [i for i, s in enumerate(side) if s == "validation"]
+    if not keep or not held:
+        raise CitetrainError(f"data.calibration_fraction={fraction} leaves "
+                             f"{'no training' if not keep else 'no calibration'} pair")
+    return train.select(keep), train.select(held)
+
+
 def training_pairs(human: Any, built: list[str] | None, built_max: int | None,
                    human_train: bool, seed: int, exclude: Sequence[str] = ()) -> Any:
     """The training split of a cross-encoder run: the human pairs (unless ``human_train`` is

@@ -67,6 +67,9 @@ class DataSection(_Section):
     built_max: int | None = Field(default=None, ge=1)  # a seeded sample of the built pairs
     human_train: bool = True  # False: the labelled pairs only validate (training on built alone)
     built_exclude: list[str] = Field(default_factory=list)  # transformations left out (ablations)
+    # crossencoder: this fraction of the human training claims is held out of training to fit
+    # eval.stack (hash of the pair's group, split_seed)
+    calibration_fraction: float = Field(default=0.0, ge=0.0, lt=1.0)
 
 
 class TrainSection(_Section):
@@ -101,6 +104,9 @@ class EvalSection(_Section):
     best_metric: str | None = None
     greater_is_better: bool = True
     card: bool = True  # crossencoder: held-out figures and throughput in the saved model's card
+    # crossencoder: "lexical" stacks the model with lexical recall (nli.stack), fitted on the
+    # data.calibration_fraction claims held out of training and saved in the model's config
+    stack: Literal["none", "lexical"] = "none"
 
 
 class LoggingSection(_Section):
@@ -181,8 +187,20 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
     if r.kind != "crossencoder":
         return ((["data.labelled is for kind crossencoder"] if r.data.labelled is not None else [])
                 + (["data.hint is for kind crossencoder"] if r.data.hint != "none" else [])
-                + (["data.built is for kind crossencoder"] if r.data.built else []))
+                + (["data.built is for kind crossencoder"] if r.data.built else [])
+                + (["eval.stack is for kind crossencoder"] if r.eval.stack != "none" else [])
+                + (["data.calibration_fraction is for kind crossencoder"]
+                   if r.data.calibration_fraction else []))
     errs = []
+    if r.eval.stack != "none" and not r.data.calibration_fraction:
+        errs.append("eval.stack is fitted on held-out training claims: set "
+                    "data.calibration_fraction (e.g. 0.15)")
+    if r.data.calibration_fraction and r.eval.stack == "none":
+        errs.append("data.calibration_fraction holds claims out for eval.stack: set "
+                    "eval.stack: lexical, or remove it")
+    if r.data.calibration_fraction and not r.data.human_train:
+        errs.append("data.calibration_fraction is taken from the human pairs: "
+                    "data.human_train: false trains on none")
     if not r.data.human_train and not r.data.built:
         errs.append("data.human_train: false trains on data.built alone: give data.built")
     if r.data.built_exclude:
