@@ -8,6 +8,8 @@ source, the mean of the one-vs-one ROC-AUCs on three-level sources; see
 split of ``--dataset`` when the summary lacks them. Prints per source the lexical baseline and each
 row's mean ± sd (sample sd over seeds) with the seeds' values, and whether the last row clears the
 issue's bar: above lexical on WiCE, AttributionBench and ExpertQA, and on WiCE by ``--margin``.
+A run whose recipe set ``eval.stack`` counts as saved, stacked with lexical recall; ``--row
+NAME:alone=RUNS`` reads the same runs' models alone.
 Run: ``python bench/judge_seeds.py --row human=runs/a,runs/b --row 2stage=runs/c,runs/d``.
 """
 from __future__ import annotations
@@ -26,8 +28,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 MAIN = ("wice", "attributionbench", "expertqa")
 
 
-def figures(run: Path, dataset: Path) -> dict[str, dict[str, float]]:
-    """``{source: {"model": auc, "lexical": auc}}`` of one run."""
+def figures(run: Path, dataset: Path, alone: bool = False) -> dict[str, dict[str, float]]:
+    """``{source: {"model": auc, "lexical": auc}}`` of one run: the judge as it is saved (stacked
+    with lexical recall when its recipe set ``eval.stack``), or with ``alone`` its model alone."""
     summary = json.loads((run / "train_summary.json").read_text())
     held = summary.get("heldout")
     if not held:
@@ -36,7 +39,9 @@ def figures(run: Path, dataset: Path) -> dict[str, dict[str, float]]:
         from citetrain.train.judge_card import heldout_figures
 
         held = heldout_figures(run / "final", datasets.load_from_disk(str(dataset))["validation"])
-    return {s["source"]: {"model": s["model"], "lexical": s["lexical"]} for s in held["sources"]}
+    pick = "model" if alone else "stacked"
+    return {s["source"]: {"model": s.get(pick, s["model"]), "lexical": s["lexical"]}
+            for s in held["sources"]}
 
 
 def spread(values: list[float]) -> str:
@@ -53,7 +58,8 @@ def main() -> None:
     rows = {}
     for spec in args.row:
         name, _, runs = spec.partition("=")
-        rows[name] = {r: figures(Path(r), Path(args.dataset)) for r in runs.split(",") if r}
+        alone = name.endswith(":alone")  # NAME:alone=RUNS: stacked judges read without the stack
+        rows[name] = {r: figures(Path(r), Path(args.dataset), alone) for r in runs.split(",") if r}
     first = next(iter(next(iter(rows.values())).values()))
     sources = sorted(first, key=lambda s: (s not in MAIN, MAIN.index(s) if s in MAIN else 0, s))
     print(f"{'source':<18}{'lexical':>9}" + "".join(f"{n:>24}" for n in rows))

@@ -34,7 +34,7 @@ from citetrain.errors import CitetrainError
 from citetrain.io.writers import replace_dir
 from citetrain.train import setup as S
 from citetrain.train.pairs import LABEL_NAMES, MANIFEST, build_pairs, parse_source
-from citetrain.train.recipe import Recipe
+from citetrain.train.recipe import Recipe, best_direction
 
 ID2LABEL = dict(LABEL_NAMES)
 LABEL2ID = {v: k for k, v in ID2LABEL.items()}
@@ -183,7 +183,7 @@ def training_args(recipe: Recipe, has_eval: bool):
     if has_eval and e.enabled:
         best = e.best_metric or "roc_auc"
         kwargs.update(load_best_model_at_end=True, metric_for_best_model=f"eval_{best}",
-                      greater_is_better=e.greater_is_better)
+                      greater_is_better=best_direction(recipe))
     return TrainingArguments(**kwargs)
 
 

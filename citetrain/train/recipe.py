@@ -102,7 +102,7 @@ class EvalSection(_Section):
     max_new_tokens: int = Field(default=32, ge=1)
     batch_size: int = Field(default=8, ge=1)
     best_metric: str | None = None
-    greater_is_better: bool = True
+    greater_is_better: bool | None = None  # default: best_metric's known direction (best_direction)
     card: bool = True  # crossencoder: held-out figures and throughput in the saved model's card
     # crossencoder: "lexical" stacks the model with lexical recall (nli.stack), fitted on the
     # data.calibration_fraction claims held out of training and saved in the model's config
@@ -172,6 +172,7 @@ def cross_field_errors(r: Recipe) -> list[str]:
     if r.eval.best_metric and r.eval.enabled and r.train.save_steps % r.eval.steps:
         errs.append(f"eval.best_metric: train.save_steps ({r.train.save_steps}) must be a multiple "
                     f"of eval.steps ({r.eval.steps}) to keep the best checkpoint")
+    errs += _direction_errors(r)
     errs += _crossencoder_errors(r)
     if r.hub.push and not r.hub.repo_id:
         errs.append("hub.push needs hub.repo_id")
@@ -180,6 +181,40 @@ def cross_field_errors(r: Recipe) -> list[str]:
     if r.lora.target_modules == ["lm_head"] or "lm_head" in (r.lora.target_modules or []):
         errs.append("lora.target_modules: trl refuses LoRA on lm_head; use lora.modules_to_save")
     return errs
+
+
+def _best_metric(r: Recipe) -> str | None:
+    return r.eval.best_metric or ("roc_auc" if r.kind == "crossencoder" else None)
+
+
+def known_direction(score: str) -> bool | None:
+    """Whether a higher in-loop ``score`` is better (the metrics', the training loop's own, and
+    transformers' ``loss`` rule); ``None`` when unknown."""
+    from citetrain.metrics.registry import score_direction
+    from citetrain.train.scoring import IN_LOOP_DIRECTIONS
+
+    return score_direction(score, IN_LOOP_DIRECTIONS)
+
+
+def best_direction(r: Recipe) -> bool:
+    """``greater_is_better`` for keeping the best checkpoint: ``eval.greater_is_better`` when set,
+    else the known direction of the best metric (higher is better when unknown, as transformers)."""
+    if r.eval.greater_is_better is not None:
+        return r.eval.greater_is_better
+    best = _best_metric(r)
+    known = known_direction(best) if best else None
+    return True if known is None else known
+
+
+def _direction_errors(r: Recipe) -> list[str]:
+    """``eval.greater_is_better`` set against the best metric's known direction."""
+    best, given = _best_metric(r), r.eval.greater_is_better
+    known = known_direction(best) if best and given is not None else None
+    if known is None or known == given:
+        return []
+    word = {True: "higher", False: "lower"}
+    return [f"eval.greater_is_better: {str(given).lower()}, but {best} is {word[known]}-is-better; "
+            f"remove eval.greater_is_better (it follows eval.best_metric)"]
 
 
 def _crossencoder_errors(r: Recipe) -> list[str]:

@@ -53,6 +53,13 @@ def generated_records(records: dict[str, Record], examples: Sequence[dict[str, A
             for ex, out in zip(examples, outputs)]
 
 
+# the in-loop scores this module adds to the metrics' (citetrain.metrics.registry.SCORE_DIRECTIONS)
+IN_LOOP_DIRECTIONS: dict[str, bool] = {
+    "ids_exact": True, "ids_precision": True, "ids_recall": True, "ids_f1": True,
+    "ids_out_of_range": False, "judge_parsed": True, "judge_rating_mae": False,
+}
+
+
 def id_scores(examples: Sequence[dict[str, Any]], outputs: Sequence[str]) -> dict[str, float]:
     """Refiner ids against the gold completion: exact-match rate and micro precision / recall /
     F1 of ids (per-statement examples)."""

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from citetrain.errors import CitetrainError
-from citetrain.train.recipe import Recipe
+from citetrain.train.recipe import Recipe, best_direction
 
 MODEL_CARD = "citetrain_recipe.json"
 
@@ -273,7 +273,7 @@ def sft_config(recipe: Recipe, has_eval: bool):
     e = recipe.eval
     if e.best_metric and has_eval and e.enabled:
         kwargs.update(load_best_model_at_end=True, metric_for_best_model=f"eval_{e.best_metric}",
-                      greater_is_better=e.greater_is_better)
+                      greater_is_better=best_direction(recipe))
     return SFTConfig(**kwargs)
 
 

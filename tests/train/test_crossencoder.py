@@ -554,3 +554,19 @@ def test_a_stacked_judge_is_fitted_on_held_out_claims_and_read_stacked(tiny_bert
     assert held and all("stacked" in s for s in held)
     card = (final / "README.md").read_text()
     assert "stacked with lexical" in card
+
+
+def test_best_metric_loss_keeps_the_lowest_loss_checkpoint(tiny_bert, tmp_path):
+    """``eval.best_metric: loss`` without ``greater_is_better``: lower is better (issue 20)."""
+    from citetrain.train.run import train
+
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(60))
+    data = recipe_data(tiny_bert, [f"attributionbench:{ab}"], tmp_path, max_steps=8,
+                       save_total_limit=10)
+    data["eval"]["best_metric"] = "loss"
+    summary = train(validate_recipe(data))
+    losses = {h["step"]: h["eval_loss"] for h in summary["evals"]}
+    assert len(losses) == 4 and len(set(losses.values())) > 1  # a wrong direction would show
+    best = min(losses, key=losses.get)
+    assert summary["best_checkpoint"].endswith(f"checkpoint-{best}")
+    assert summary["best_metric"] == pytest.approx(losses[best])

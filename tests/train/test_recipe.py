@@ -60,6 +60,12 @@ def test_unknown_key_gets_a_suggestion_and_all_errors_are_reported():
      "must be a multiple of eval.steps (40)"),
     ({"logging__report_to": ["none", "wandb"]}, "'none' cannot be combined"),
     ({"lora__target_modules": ["q_proj", "lm_head"]}, "trl refuses LoRA on lm_head"),
+    ({"eval__best_metric": "citation_f1", "eval__greater_is_better": False},
+     "eval.greater_is_better: false, but citation_f1 is higher-is-better"),
+    ({"eval__best_metric": "loss", "eval__greater_is_better": True},
+     "eval.greater_is_better: true, but loss is lower-is-better"),
+    ({"eval__best_metric": "judge_rating_mae", "eval__greater_is_better": True},
+     "judge_rating_mae is lower-is-better"),
 ])
 def test_cross_field_rules(changes, message):
     assert any(message in e for e in errors(**changes)), errors(**changes)
@@ -71,3 +77,26 @@ def test_overrides_apply_before_validation(tmp_path):
     assert r.train.max_steps == 3 and r.lora.r == 4
     with pytest.raises(ConfigError, match="did you mean 'max_steps'"):
         load_recipe(path, ["train.max_step=3"])
+
+
+@pytest.mark.parametrize("best, given, want", [
+    ("citation_f1", None, True), ("loss", None, False), ("ids_out_of_range", None, False),
+    ("judge_rating_mae", None, False), ("cvcp", None, True), ("my_score", None, True),
+    ("my_score", False, False), ("citation_f1", True, True),
+])
+def test_the_best_checkpoint_direction_follows_the_metric(best, given, want):
+    from citetrain.train.recipe import best_direction
+
+    ev = {"best_metric": best, **({} if given is None else {"greater_is_better": given})}
+    assert best_direction(validate_recipe({**BASE, "eval": ev})) is want
+
+
+def test_every_score_a_metric_returns_has_a_direction():
+    import citetrain
+    from citetrain.metrics.registry import METRICS, score_direction
+
+    report = citetrain.evaluate(str(REPO / "examples" / "predictions.jsonl"),
+                                metrics=[m for m in METRICS if m != "gold_citations"],
+                                nli="lexical", progress=False)
+    names = {k for group in report.scores.values() for k in group}
+    assert names and all(score_direction(k) is True for k in names), names
