@@ -43,6 +43,11 @@ def run_reporting(command: str, fn: Callable[[], int | None], debug: bool = Fals
     except KeyboardInterrupt:
         print(f"{command}: interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (citetrain ls | head): stop quietly
+        import os
+
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
     except Exception as e:
         if debug:
             raise

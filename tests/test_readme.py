@@ -198,6 +198,8 @@ def _check_pip(words: list[str]) -> None:
     targets = [w for w in words[2:] if w != "-e"]
     assert targets, "pip install of nothing"
     for t in targets:
+        if re.fullmatch(r"citetrain-\*\.whl", t):  # the wheel `pip wheel --no-deps .` wrote
+            continue
         m = re.fullmatch(r"(?:\.|citetrain)(?:\[([\w,-]+)\])?", t)
         if m:
             extras = set(filter(None, (m.group(1) or "").split(",")))

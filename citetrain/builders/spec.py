@@ -179,7 +179,11 @@ class BuildSpec(_Section):
 
 
 def load_spec(path: str | Path, overrides: list[str] | None = None) -> BuildSpec:
-    """Validate a spec; source paths are taken relative to the spec file's folder."""
+    """Validate a spec; source paths are taken relative to the spec file's folder. A path that
+    does not exist may name a shipped spec (``quickstart``, :mod:`citetrain.io.assets`)."""
+    from citetrain.io.assets import resolve
+
+    path = resolve(path, "spec")
     spec = load_config(BuildSpec, path, overrides)
     resolve_data_paths(spec.sources, path)
     if spec.pairs is not None and spec.pairs.holdout is not None:

