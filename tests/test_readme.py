@@ -257,6 +257,8 @@ def test_readme_inline_command_exists(span):
     if words[0] == "pip":
         _check_pip(shlex.split(span))
     elif words[0] == "citetrain":
+        while len(words) > 2 and words[1] in ("--verbose", "--debug"):  # the global options
+            words = [words[0], *words[2:]]
         assert words[1] in COMMANDS, f"README names unknown command: {span}"
         _, subparser = _subparser(words[1])
         for w in words[2:]:

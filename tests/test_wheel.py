@@ -57,7 +57,19 @@ def test_the_wheel_carries_the_shipped_files_and_lists_them(installed, tmp_path)
 
 
 def test_the_quickstart_runs_from_the_installed_wheel_in_an_empty_folder(installed, tmp_path):
+    """... and its console is readable: at most 50 lines (stdout and stderr together; not a
+    terminal, so no bars), no library chatter, no raw trainer dicts; the full log is in the run
+    folder (issue 20, item 2)."""
     bindir, env = installed
-    _run([str(bindir / "citetrain"), "quickstart", "--fast", "--no-progress"], tmp_path, env)
+    env = {k: v for k, v in env.items() if k != "CITETRAIN_VERBOSE"}
+    done = _run([str(bindir / "citetrain"), "quickstart", "--fast"], tmp_path, env)
     report = json.loads((tmp_path / "quickstart" / "report.json").read_text())
     assert report["f1"]["alce"]["refined"] > report["f1"]["alce"]["unrefined"]
+    console = (done.stdout + done.stderr).replace("\r", "\n")
+    lines = [ln for ln in console.splitlines() if ln.strip()]
+    assert len(lines) <= 50, "\n".join(lines)
+    for noise in ("LOAD REPORT", "FutureWarning", "[WARNING]", "{'loss'", "{'eval_loss'", "nan"):
+        assert noise not in console, (noise, console[-3000:])
+    assert any(ln.startswith("step ") and " loss " in ln for ln in lines)  # formatted lines
+    log = (tmp_path / "quickstart" / "quickstart.log").read_text()
+    assert "statements" in log and len(log.splitlines()) > 10  # the build's table went there

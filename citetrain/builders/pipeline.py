@@ -77,7 +77,8 @@ def build(spec: BuildSpec, *, engine: NLIEngine | None = None, ranks: Ranks | No
     ranks.barrier()
     work.mkdir(parents=True, exist_ok=True)
     sources = read_sources(spec.sources, spec.first_line_only)
-    engine = engine or make_build_engine(spec, out, ranks, progress)
+    # one bar over the records (run_shards), not one per NLI round per shard
+    engine = engine or make_build_engine(spec, out, ranks, progress=False)
     check_work(work, spec, sources, engine)
     n_shards = run_shards(sources, spec, engine, work, ranks, progress)
     ranks.barrier()

@@ -119,13 +119,16 @@ def run_shards(sources: Sources, spec: BuildSpec, engine: NLIEngine, work: Path,
     n = (len(sources.items) + size - 1) // size
     mine = [i for i in range(n) if i % ranks.world == ranks.rank]
     todo = [i for i in mine if not (work / f"shard-{i:05d}.jsonl").is_file()]
-    bar = tqdm(total=len(mine), initial=len(mine) - len(todo), unit="shard",
-               desc=f"analyse (rank {ranks.rank})" if ranks.world > 1 else "analyse",
+    def records(i: int) -> int:
+        return len(sources.items[i * size:(i + 1) * size])
+
+    bar = tqdm(total=sum(map(records, mine)), initial=sum(records(i) for i in mine if i not in todo),
+               unit="record", desc=f"analyse (rank {ranks.rank})" if ranks.world > 1 else "analyse",
                disable=not progress)
     for i in todo:
         rows = analyse_shard(sources.items[i * size:(i + 1) * size], spec, engine)
         atomic_write_text(work / f"shard-{i:05d}.jsonl", _jsonl(rows))
-        bar.update(1)
+        bar.update(records(i))
     bar.close()
     return n
 

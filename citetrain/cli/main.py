@@ -31,6 +31,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="citetrain", description="Train and evaluate citation models.")
     parser.add_argument("--version", action="version", version=f"citetrain {__version__}")
     parser.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    parser.add_argument("--verbose", action="store_true", help="show the libraries' messages, "
+                        "warnings and progress bars too (otherwise in the run folder's log)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in COMMANDS.items():
         import_module(module).add_parser(sub, name)
@@ -46,6 +48,10 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         parser.print_help()
         return 2
+    if args.verbose:
+        from citetrain.io.console import VERBOSE_ENV
+
+        os.environ[VERBOSE_ENV] = "1"  # training subprocesses inherit it
     return run_reporting(f"citetrain {args.command}", lambda: args.run(args), args.debug)
 
 

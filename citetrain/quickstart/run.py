@@ -29,17 +29,23 @@ def build_summary(manifest: dict[str, Any]) -> dict[str, Any]:
 
 def run_quickstart(plan: Plan, progress: bool = True, log: S.Log = print) -> dict[str, Any]:
     """All stages; returns the report (also written to ``OUT/report.json``)."""
+    from citetrain.io.console import quiet_libraries, show_progress
+
     start = time.time()
     seconds: dict[str, float] = {}
     plan.out.mkdir(parents=True, exist_ok=True)
+    logged = quiet_libraries(plan.out / "quickstart.log")
+    if logged is not None:
+        log(f"[quickstart] the libraries' messages go to {logged} (--verbose shows them here)")
+    progress = show_progress(progress)
     with S.timed("build", seconds, log):
-        manifest = S.build_data(plan, progress)
+        manifest = S.build_data(plan, progress, log)
     with S.timed("held-out", seconds, log):
         validation, test = S.heldout(plan)
     with S.timed("train", seconds, log):
         training = S.train(plan, validation, log)
     with S.timed("refine", seconds, log):
-        refined, counts = S.refine(plan, test)
+        refined, counts = S.refine(plan, test, progress)
     with S.timed("score", seconds, log):
         scores = S.score({"unrefined": test, "trivial": shared_word_baseline(test),
                           "refined": refined})

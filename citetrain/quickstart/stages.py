@@ -25,18 +25,27 @@ def _shipped(kind: str) -> Path:
     return path
 
 
-def build_data(plan: Plan, progress: bool = True) -> dict[str, Any]:
+def build_data(plan: Plan, progress: bool = True, log: Log = print) -> dict[str, Any]:
     """Refiner data from ``plan.train_records`` synthetic records, labelled with the lexical NLI
-    (``citetrain build data_builders/quickstart.yaml``, resumable)."""
+    (``citetrain build data_builders/quickstart.yaml``, resumable). The build's statistics go to
+    ``OUT/quickstart.log``; ``log`` gets one line."""
     from citetrain.builders.pipeline import build
     from citetrain.builders.spec import load_spec
 
     spec = load_spec(_shipped("spec"), [
         f"sources=[{{synthetic: {{n: {plan.train_records}, seed: {plan.seed}}}}}]",
         f"out={plan.build_dir}"])
-    manifest = build(spec, progress=progress)
+    lines: list[str] = []
+    manifest = build(spec, progress=progress, log=lines.append)
+    with open(plan.out / "quickstart.log", "a", encoding="utf-8") as f:
+        f.write("".join(f"{line}\n" for line in lines))
     path = plan.build_dir / "manifest.json"
-    return manifest or (json.loads(path.read_text()) if path.is_file() else {})
+    manifest = manifest or (json.loads(path.read_text()) if path.is_file() else {})
+    st, ex = manifest.get("statements", {}), manifest.get("examples", {})
+    log(f"[quickstart] build: {st.get('statements', '?')} statements labelled with the lexical "
+        f"NLI -> {ex.get('train', '?')} train / {ex.get('validation', '?')} validation examples "
+        f"(details in {plan.out / 'quickstart.log'})")
+    return manifest
 
 
 def heldout(plan: Plan) -> tuple[list[Record], list[Record]]:
@@ -95,13 +104,14 @@ def train(plan: Plan, validation: list[Record], log: Log = print) -> dict[str, A
     return result
 
 
-def refine(plan: Plan, test: list[Record]) -> tuple[list[Record], dict[str, int]]:
+def refine(plan: Plan, test: list[Record], progress: bool = True
+           ) -> tuple[list[Record], dict[str, int]]:
     """The test records refined by the trained pair refiner (``OUT/refined.jsonl``), loaded as
     ``citetrain refine --refiner OUT/run/final`` loads it."""
     from citetrain.refine.load import load_refiner
     from citetrain.text.marks import strip_marks
 
-    refiner = load_refiner(str(plan.run_dir / "final"), progress=True)  # as `citetrain refine` does
+    refiner = load_refiner(str(plan.run_dir / "final"), progress=progress)  # as `citetrain refine`
     refined, counts = refiner.refine(test, {})
     counts["text_unchanged"] = sum(strip_marks(a.output) == strip_marks(b.output)
                                    for a, b in zip(test, refined))

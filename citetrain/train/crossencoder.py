@@ -259,6 +259,9 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
                       data_collator=DataCollatorWithPadding(tokenizer),
                       compute_metrics=metrics_fn(list(groups), id2label) if eval_set is not None else None,
                       callbacks=list(extra_callbacks))
+    from citetrain.train.console import use_log_lines
+
+    use_log_lines(trainer)
     result = trainer.train(resume_from_checkpoint=ckpt)
     final = out / "final"
     save_final(trainer, tokenizer, recipe, final, state.is_main_process)

@@ -103,6 +103,9 @@ def train(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, An
     trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
                          eval_dataset=eval_small, processing_class=tokenizer,
                          peft_config=S.peft_config(recipe), callbacks=callbacks)
+    from citetrain.train.console import use_log_lines
+
+    use_log_lines(trainer)
     if scorer is not None:
         scorer.trainer = trainer
     if recipe.method == "qlora" and not args.bf16:
@@ -149,9 +152,15 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a recipe key, e.g. --set train.max_steps=4")
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
+    p.add_argument("--verbose", action="store_true", help="the libraries' messages and warnings "
+                   "here too (otherwise in OUTPUT_DIR/train.log)")
     p.add_argument("--dry-run", action="store_true",
                    help="check the recipe, print what would be trained and exit (loads no model)")
     args = p.parse_args(argv)
+    if args.verbose:
+        from citetrain.io.console import VERBOSE_ENV
+
+        os.environ[VERBOSE_ENV] = "1"
 
     def run() -> int:
         recipe = load_recipe(args.recipe, args.set)
@@ -162,6 +171,14 @@ def main(argv: list[str] | None = None) -> int:
                       f"{os.environ.get('WORLD_SIZE', '1')} process(es)); dry run, nothing "
                       "trained", flush=True)
             return 0
+        from citetrain.io.console import quiet_libraries
+
+        rank = os.environ.get("RANK", "0")
+        logged = quiet_libraries(Path(recipe.train.output_dir) / (
+            "train.log" if rank == "0" else f"train-rank{rank}.log"))
+        if logged is not None and rank == "0":
+            print(f"[citetrain] the libraries' messages go to {logged} (--verbose shows them)",
+                  flush=True)
         summary = train(recipe)
         print(f"[citetrain] done: {summary['steps']} steps, train loss "
               f"{summary['train_loss']:.4f}, saved {summary['final']}", flush=True)
