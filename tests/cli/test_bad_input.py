@@ -80,6 +80,8 @@ BAD_PATH: dict[str, Case] = {
     "validate": lambda t: (["validate", "missing.yaml"], ["missing.yaml: no such file"]),
     "quickstart": lambda t: (["quickstart", "--out", str(a_file(t) / "qs")],
                              [f"{t / 'afile' / 'qs'}: Not a directory"]),
+    "ls": lambda t: (["ls", "recipez"], ["unknown kind 'recipez'", "recipe, spec"]),
+    "cp": lambda t: (["cp", "zero3", str(a_file(t))], [f"{t / 'afile'} exists"]),
 }
 OTHER_BAD_PATHS: dict[str, Case] = {
     "eval-folder": lambda t: (["eval", str(t)], [f"{t}: is a directory, not a record file"]),
