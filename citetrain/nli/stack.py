@@ -52,6 +52,12 @@ class Stack:
         p1, p2 = (_sigmoid(c[0] + c[1] * x[0] + c[2] * x[1]) for c in (self.partial, self.full))
         return p2, max(p1 - p2, 0.0), 1.0 - max(p1, p2)
 
+    def expected(self, expected: float, lexical: float) -> float:
+        """The stacked expected level ``P(full) + P(partial)/2`` of :meth:`support`."""
+        from citetrain.nli.base import expected_support
+
+        return expected_support(*self.support(expected, lexical)[:2])
+
     def to_config(self) -> dict[str, Any]:
         return asdict(self)
 

@@ -17,7 +17,9 @@ from typing import Any
 THROUGHPUT_PAIRS = 256  # pairs timed per dtype
 
 
-def _auc(res: dict[str, Any]) -> float:
+def auc(res: dict[str, Any]) -> float:
+    """The ROC-AUC of a :func:`~citetrain.metrics.meta.meta_evaluate` result: the one-vs-one mean
+    on three-level labels, else the binary one."""
     return float(res.get("roc_auc_mean", res.get("roc_auc", float("nan"))))
 
 
@@ -28,7 +30,6 @@ def heldout_figures(final: str | Path, validation: Any) -> dict[str, Any]:
     import torch
 
     from citetrain.metrics.meta import meta_evaluate
-    from citetrain.nli.base import expected_support
     from citetrain.nli.registry import make_engine
 
     rows: dict[str, list[int]] = defaultdict(list)
@@ -46,8 +47,8 @@ def heldout_figures(final: str | Path, validation: Any) -> dict[str, Any]:
     scored = [r.expected for r in alone]
     baseline = [r.expected for r in lexical.results(pairs)]
     stack = model.backend.saved_stack
-    stacked = ([expected_support(*stack.support(r.expected, x)[:2])
-                for r, x in zip(alone, baseline)] if stack is not None else None)
+    stacked = ([stack.expected(r.expected, x) for r, x in zip(alone, baseline)]
+               if stack is not None else None)
     sources = []
     for name, idx in sorted(rows.items()):
         lab = [labels[i] for i in idx]
@@ -57,9 +58,9 @@ def heldout_figures(final: str | Path, validation: Any) -> dict[str, Any]:
         m = meta_evaluate([scored[i] for i in idx], lab, grp)
         x = meta_evaluate([baseline[i] for i in idx], lab, grp)
         row = {"source": name, "pairs": len(idx), "claims": len(set(grp)),
-               "levels": sorted(set(lab)), "model": round(_auc(m), 4), "lexical": round(_auc(x), 4)}
+               "levels": sorted(set(lab)), "model": round(auc(m), 4), "lexical": round(auc(x), 4)}
         if stacked is not None:
-            row["stacked"] = round(_auc(meta_evaluate([stacked[i] for i in idx], lab, grp)), 4)
+            row["stacked"] = round(auc(meta_evaluate([stacked[i] for i in idx], lab, grp)), 4)
         sources.append(row)
     return {"sources": sources, "throughput": throughput(final, pairs, len(pairs) / seconds,
                                                          str(model.backend.device))}

@@ -10,39 +10,34 @@ from typing import Any
 from citetrain.io.writers import atomic_write_text
 
 
-def _auc(scores: list[float], levels: list[int], groups: list[str]) -> float:
-    from citetrain.metrics.meta import meta_evaluate
-
-    res = meta_evaluate(scores, levels, groups)
-    return float(res.get("roc_auc_mean", res.get("roc_auc", float("nan"))))
-
-
 def fit_and_save(final: str | Path, calibration: Any) -> dict[str, Any]:
     """Score the calibration pairs (columns premise, hypothesis, label, group) with the model
     alone and with lexical recall, fit the stack, write it into ``final/config.json`` and return
     what the summary records: the fit's pairs and coefficients and the calibration ROC-AUC of
     the model, lexical recall and the stack (in-sample for the stack: a sanity check, not a
     figure to report)."""
-    from citetrain.nli.base import expected_support
-    from citetrain.nli.classifier import ClassifierNLI
-    from citetrain.nli.lexical import LexicalNLI
+    from citetrain.metrics.meta import meta_evaluate
+    from citetrain.nli.registry import make_engine
     from citetrain.nli.stack import CONFIG_KEY, fit_stack
+    from citetrain.train.judge_card import auc
 
     pairs = list(zip(calibration["premise"], calibration["hypothesis"]))
     levels, groups = [int(v) for v in calibration["label"]], list(calibration["group"])
-    model = ClassifierNLI(str(final), stacked=False)
-    expected = []
-    for i in range(0, len(pairs), model.batch_size * 8):
-        expected += [r.expected for r in model.predict(pairs[i:i + model.batch_size * 8])]
-    recall = [r.prob for r in LexicalNLI().predict(pairs)]
+    model = make_engine(f"classifier:{final}", cache=False, progress=False, stacked=False)
+    expected = [r.expected for r in model.results(pairs)]
+    recall = [r.prob for r in make_engine("lexical", cache=False, progress=False).results(pairs)]
     stack = fit_stack(expected, recall, levels, source=f"{len(set(groups))} calibration claims")
-    stacked = [expected_support(*stack.support(e, x)[:2]) for e, x in zip(expected, recall)]
+    stacked = [stack.expected(e, x) for e, x in zip(expected, recall)]
+
+    def _auc(scores: list[float]) -> float:
+        return auc(meta_evaluate(scores, levels, groups))
+
     path = Path(final) / "config.json"
     config = json.loads(path.read_text())
     config[CONFIG_KEY] = stack.to_config()
     atomic_write_text(path, json.dumps(config, indent=2) + "\n")
     return {"pairs": len(pairs), "claims": len(set(groups)), "partial": list(stack.partial),
             "full": list(stack.full),
-            "calibration_roc_auc": {"model": round(_auc(expected, levels, groups), 4),
-                                    "lexical": round(_auc(recall, levels, groups), 4),
-                                    "stacked": round(_auc(stacked, levels, groups), 4)}}
+            "calibration_roc_auc": {"model": round(_auc(expected), 4),
+                                    "lexical": round(_auc(recall), 4),
+                                    "stacked": round(_auc(stacked), 4)}}
