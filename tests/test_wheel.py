@@ -73,3 +73,19 @@ def test_the_quickstart_runs_from_the_installed_wheel_in_an_empty_folder(install
     assert any(ln.startswith("step ") and " loss " in ln for ln in lines)  # formatted lines
     log = (tmp_path / "quickstart" / "quickstart.log").read_text()
     assert "statements" in log and len(log.splitlines()) > 10  # the build's table went there
+
+
+def test_the_wheel_installs_the_recipe_hook(installed, tmp_path):
+    """``python RECIPE`` (what ``accelerate launch RECIPE`` runs per rank) trains from the wheel:
+    its .pth is in the venv's site-packages (read before the system's) and a shipped recipe copied
+    into an empty folder runs as ``python -m citetrain.train``."""
+    from citetrain.cli.recipe_hook import ENV, PTH_LINE, PTH_NAME
+
+    bindir, env = installed
+    env = {k: v for k, v in env.items() if k != ENV}
+    purelib = _run([str(bindir / "python"), "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                   tmp_path, env).stdout.strip()
+    assert (Path(purelib) / PTH_NAME).read_text() == PTH_LINE
+    _run([str(bindir / "citetrain"), "cp", "tiny-cpu"], tmp_path, env)
+    done = _run([str(bindir / "python"), "tiny-cpu.yaml", "--dry-run"], tmp_path, env)
+    assert "tiny-cpu.yaml: ok (refiner, lora, tiny llama" in done.stdout

@@ -1,5 +1,7 @@
 """The tiny recipe on two CPU processes: DDP over gloo, DeepSpeed ZeRO-2 and ZeRO-3 (a few
-steps); the saved adapters are non-empty and load."""
+steps); the saved adapters are non-empty and load. Launched as the README teaches
+(``accelerate launch -m citetrain.train RECIPE``) and as users write it (``accelerate launch
+RECIPE``: the start-up hook of citetrain/cli/recipe_hook.py)."""
 import importlib.util
 import json
 import os
@@ -18,16 +20,20 @@ needs_deepspeed = pytest.mark.skipif(importlib.util.find_spec("deepspeed") is No
                                      reason="deepspeed not installed (pip install -e '.[test]')")
 
 
-def launch(tiny_data, out, *launch_args, steps=4):
+def launch(tiny_data, out, *launch_args, steps=4, processes=2, module=True):
+    """Train the tiny recipe with ``accelerate launch``; ``module=False`` hands accelerate the
+    recipe file itself."""
     sets = tiny_overrides(tiny_data, out, **{"train.max_steps": steps, "train.save_steps": 2,
                                              "eval.steps": 2})
-    cmd = ["accelerate", "launch", *launch_args, "--num_processes", "2", "-m", "citetrain.train",
-           str(REPO / "recipes" / "tiny-cpu.yaml")] + [a for s in sets for a in ("--set", s)]
+    procs = ["--num_processes", str(processes)] if processes > 1 else []
+    cmd = (["accelerate", "launch", *launch_args, *procs, *(["-m", "citetrain.train"] if module else []),
+            str(REPO / "recipes" / "tiny-cpu.yaml")] + [a for s in sets for a in ("--set", s)])
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
+    env.pop("CITETRAIN_RECIPE_HOOK", None)
     run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, cwd=REPO)
     assert run.returncode == 0, run.stderr[-4000:]
     summary = json.loads((out / "train_summary.json").read_text())
-    assert json.loads((out / "citetrain_run.json").read_text())["world_size"] == 2
+    assert json.loads((out / "citetrain_run.json").read_text())["world_size"] == processes
     assert summary["steps"] == steps and summary["in_loop"]
     tensors, size = check_adapter(out / "final", summary["adapter_tensors"])
     assert tensors > 0 and size > 0
@@ -41,13 +47,20 @@ def launch(tiny_data, out, *launch_args, steps=4):
 
 
 @needs_accelerate
-def test_two_processes_over_gloo(tiny_data, tmp_path):
-    launch(tiny_data, tmp_path / "ddp", "--multi_gpu")
+@pytest.mark.parametrize("module", [True, False], ids=["-m citetrain.train", "recipe file"])
+def test_two_processes_over_gloo(tiny_data, tmp_path, module):
+    launch(tiny_data, tmp_path / "ddp", "--multi_gpu", module=module)
+
+
+@needs_accelerate
+def test_the_recipe_file_handed_to_accelerate_trains_in_one_process(tiny_data, tmp_path):
+    launch(tiny_data, tmp_path / "one", "--cpu", processes=1, module=False)
 
 
 @needs_accelerate
 @needs_deepspeed
-@pytest.mark.parametrize("stage, steps", [("zero2", 4), ("zero3", 2)])
-def test_deepspeed_on_cpu(tiny_data, tmp_path, stage, steps):
+@pytest.mark.parametrize("stage, steps, module", [("zero2", 4, True), ("zero3", 2, False)])
+def test_deepspeed_on_cpu(tiny_data, tmp_path, stage, steps, module):
+    """ZeRO-3 is launched with the recipe file: every rank runs the recipe."""
     launch(tiny_data, tmp_path / stage, "--config_file", str(REPO / "launch" / f"{stage}.yaml"),
-           steps=steps)
+           steps=steps, module=module)
