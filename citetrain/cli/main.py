@@ -23,6 +23,7 @@ COMMANDS = {
     "quickstart": "citetrain.cli.quickstart_cmd",
     "ls": "citetrain.cli.ls_cmd",
     "cp": "citetrain.cli.cp_cmd",
+    "serve": "citetrain.cli.serve_cmd",
 }
 
 

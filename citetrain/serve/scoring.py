@@ -1,0 +1,52 @@
+"""What a batch of a server's requests is scored with: the judge's own computations.
+
+Records go through ``judge.score`` (the same call as ``citetrain judge`` and the Python API), under
+ids private to the batch so that equal ids of different clients never mix, and come back per
+record: CiteEval's response scores and its statements' rows, under the client's id. Pairs go
+through the judge's NLI engine (``classifier:`` models read with their saved preprocessing).
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any, Sequence
+
+from citetrain.nli.base import Pair
+from citetrain.records import Record
+
+LEVELS = ("supported", "partially_supported", "not_supported")
+
+
+def score_records(judge: Any, records: Sequence[Record]) -> list[dict[str, Any]]:
+    """One dict per record, in order: ``{"id", "citeeval_full", "citeeval_cited",
+    "n_statements", "statements": [...]}`` (scores None where CiteEval skipped the record, e.g.
+    an empty response)."""
+    private = [r.model_copy(update={"id": str(k)}) for k, r in enumerate(records)]
+    result = judge.score(private, progress=False).result
+    rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for row in result.per_statement:
+        rows[row["id"]].append(row)
+    per_record = {row["id"]: row for row in result.per_record}
+    out = []
+    for k, record in enumerate(records):
+        key = str(k)
+        scores = {n: v for n, v in per_record.get(key, {}).items() if n != "id"}
+        out.append({"id": record.id, "citeeval_full": scores.pop("citeeval_full", None),
+                    "citeeval_cited": scores.pop("citeeval_cited", None), **scores,
+                    "statements": [{**row, "id": record.id} for row in rows.get(key, [])]})
+    return out
+
+
+def score_pairs(judge: Any, pairs: Sequence[Pair]) -> list[dict[str, Any]]:
+    """One dict per (passage, statement): ``expected`` (P(full) + P(partial)/2), ``entailed``
+    and, from a three-way model, ``support`` per level and the most likely ``level``."""
+    engine = getattr(judge, "engine", None)
+    if engine is None:
+        raise TypeError(f"judge {judge.name} rates records, not bare pairs")
+    out = []
+    for r in engine.results(list(pairs)):
+        row: dict[str, Any] = {"expected": r.expected, "entailed": bool(r.label)}
+        if r.support is not None:
+            row["support"] = dict(zip(LEVELS, r.support))
+            row["level"] = LEVELS[max(range(3), key=lambda i: r.support[i])]
+        out.append(row)
+    return out
