@@ -24,6 +24,7 @@ COMMANDS = {
     "ls": "citetrain.cli.ls_cmd",
     "cp": "citetrain.cli.cp_cmd",
     "serve": "citetrain.cli.serve_cmd",
+    "export": "citetrain.cli.export_cmd",
 }
 
 

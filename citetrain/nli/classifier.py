@@ -225,7 +225,8 @@ class ClassifierNLI(HFBackend):
             raise CitetrainError(f"{model}: {exc}") from None
         self.three_way = "neutral" in self.labels and "contradiction" in self.labels
         limit = getattr(self.tokenizer, "model_max_length", None) or self.max_length
-        self.max_length = int(min(self.max_length, limit))  # never past the model's positions
+        positions = getattr(self.model.config, "max_position_embeddings", None) or limit
+        self.max_length = int(min(self.max_length, limit, positions))  # never past the model's positions
         self.premise = (self._premise_option
                         or getattr(self.model.config, "citetrain_premise", None) or "windows")
         from citetrain.nli.hints import HINT_MODES

@@ -96,6 +96,11 @@ class NLIEngine:
                 bar.update(len(batch))
         return out
 
+    def forget(self) -> None:
+        """Drop this process's in-memory answers (a long-running server calls it after each
+        batch, so its memory stays bounded; the disk cache, if any, is kept)."""
+        self._memo.clear()
+
     def truncated(self, pairs: Sequence[Pair]) -> list[bool]:
         """Whether the backend cuts each pair to its length limit (``False`` for backends
         without one, e.g. lexical or an LLM)."""

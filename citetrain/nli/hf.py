@@ -159,12 +159,23 @@ def load_pretrained(
     """(model, tokenizer) from ``source`` in eval mode on ``device``; errors as one clear line."""
     from transformers import AutoTokenizer
 
+    from citetrain.nli.onnx import OnnxClassifier, is_onnx_folder
+
     kwargs: dict[str, Any] = {"trust_remote_code": bool(trust_remote_code)}
     if source.hub_revision:
         kwargs["revision"] = source.hub_revision
+    onnx = source.local and is_onnx_folder(source.location)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.location, **kwargs)
-        model = auto_class.from_pretrained(source.location, dtype=dtype, **kwargs)
+        if onnx:  # an exported classifier (citetrain export): the forward pass in ONNX Runtime
+            import torch
+
+            if getattr(auto_class, "__name__", "") != "AutoModelForSequenceClassification":
+                raise CitetrainError(f"{source.location} is an ONNX sequence classifier: read it "
+                                     "with classifier:PATH")
+            model = OnnxClassifier(source.location, threads=torch.get_num_threads())
+        else:
+            model = auto_class.from_pretrained(source.location, dtype=dtype, **kwargs)
     except (OSError, ValueError) as exc:
         where = "directory" if source.local else "hub id (offline: is it in the local cache?)"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
@@ -244,6 +255,11 @@ class HFBackend:
             trust_remote_code=trust_remote_code,
         )
         if int8:
+            from citetrain.nli.onnx import OnnxClassifier
+
+            if isinstance(self.model, OnnxClassifier):
+                raise CitetrainError(f"{model} is an ONNX model: export it with --int8 instead "
+                                     "of reading it with dtype int8")
             self.model = quantize_int8(self.model)
         base = source.revision if source.local else (hub_commit(self.model) or source.revision)
         base += "+int8" if int8 else ""

@@ -4,6 +4,8 @@ Records go through ``judge.score`` (the same call as ``citetrain judge`` and the
 ids private to the batch so that equal ids of different clients never mix, and come back per
 record: CiteEval's response scores and its statements' rows, under the client's id. Pairs go
 through the judge's NLI engine (``classifier:`` models read with their saved preprocessing).
+After each batch the engine forgets its in-memory answers (:meth:`NLIEngine.forget`): a server
+that runs for weeks keeps a bounded memory, and every request is scored, not remembered.
 """
 from __future__ import annotations
 
@@ -21,7 +23,10 @@ def score_records(judge: Any, records: Sequence[Record]) -> list[dict[str, Any]]
     "n_statements", "statements": [...]}`` (scores None where CiteEval skipped the record, e.g.
     an empty response)."""
     private = [r.model_copy(update={"id": str(k)}) for k, r in enumerate(records)]
-    result = judge.score(private, progress=False).result
+    try:
+        result = judge.score(private, progress=False).result
+    finally:
+        _forget(judge)
     rows: dict[str, list[dict[str, Any]]] = defaultdict(list)
     for row in result.per_statement:
         rows[row["id"]].append(row)
@@ -42,11 +47,21 @@ def score_pairs(judge: Any, pairs: Sequence[Pair]) -> list[dict[str, Any]]:
     engine = getattr(judge, "engine", None)
     if engine is None:
         raise TypeError(f"judge {judge.name} rates records, not bare pairs")
+    try:
+        results = engine.results(list(pairs))
+    finally:
+        _forget(judge)
     out = []
-    for r in engine.results(list(pairs)):
+    for r in results:
         row: dict[str, Any] = {"expected": r.expected, "entailed": bool(r.label)}
         if r.support is not None:
             row["support"] = dict(zip(LEVELS, r.support))
             row["level"] = LEVELS[max(range(3), key=lambda i: r.support[i])]
         out.append(row)
     return out
+
+
+def _forget(judge: Any) -> None:
+    engine = getattr(judge, "engine", None)
+    if engine is not None and hasattr(engine, "forget"):
+        engine.forget()

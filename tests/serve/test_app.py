@@ -104,3 +104,15 @@ def test_pairs_need_a_judge_with_an_nli_model():
     with client(RecordsOnly()) as c:
         r = c.post("/score", json={"pairs": [["p", "s"]]})
         assert r.status_code == 422 and r.json()["error"] == "judge records-only rates records, not bare pairs"
+
+
+def test_the_server_forgets_answers_after_each_batch():
+    """Memory stays bounded: the engine's in-process answers are dropped after every batch, so
+    the same request is scored again (model pairs grow) rather than remembered."""
+    judge = make_judge("nli:lexical", progress=False, cache=False)
+    with client(judge) as c:
+        c.post("/score", json={"records": [RECORD]})
+        first = judge.engine.stats.model_pairs
+        assert first > 0 and not judge.engine._memo
+        c.post("/score", json={"records": [RECORD]})
+        assert judge.engine.stats.model_pairs == 2 * first

@@ -1,0 +1,153 @@
+"""``citetrain export``: a cross-encoder judge as ONNX, for inference engines other than PyTorch.
+
+The folder written holds ``model.onnx`` (torch's ONNX exporter, opset 18, batch and sequence
+length dynamic; with ``int8``, ONNX Runtime's dynamic quantization of its MatMul weights), the
+tokenizer, the model's ``config.json`` (labels and citetrain's preprocessing keys) and a README
+(model card) that states the preprocessing the model needs: how a long premise is read, the hint
+added to the statement, the token limit, the stack with lexical recall. citetrain reads the
+folder with ``classifier:FOLDER`` / ``crossencoder:FOLDER`` (:mod:`citetrain.nli.onnx`) and applies
+that preprocessing itself, so a user who serves it through citetrain gets the same scores; the
+export checks this on :data:`CHECK_PAIRS` and writes the largest difference into the card.
+"""
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from citetrain.errors import CitetrainError
+from citetrain.io.writers import atomic_write_text, replace_dir
+
+OPSET = 18
+CHECK_PAIRS = [  # written for this check: short, long, supported, partly, not at all
+    ("Title: Paris\nParis is the capital and largest city of France, on the Seine.",
+     "Paris is the capital of France."),
+    ("Title: Paris\nParis is the capital and largest city of France, on the Seine.",
+     "Paris is the capital of Italy."),
+    ("The bridge opened in 1932 after six years of work. It carries eight lanes of traffic "
+     "and a railway line across the harbour. " * 6, "The bridge opened in 1932 and carries a railway."),
+    ("Water boils at 100 degrees Celsius at sea level.", "Water boils at 90 degrees at altitude."),
+    ("The committee met on Tuesday.", "The vote was postponed until the spring because of the flood."),
+]
+
+
+def export_onnx(model: str | Path, out: str | Path, *, int8: bool = False) -> dict[str, Any]:
+    """Export the classifier folder ``model`` to ``out`` (replaced as a whole when done); returns
+    what the card reports (files, preprocessing, agreement with the PyTorch model)."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from citetrain.models.pkg import resolve_model_path
+    from citetrain.nli.classifier import ClassifierNLI
+
+    src = Path(resolve_model_path(str(model)))
+    if not src.is_dir():
+        raise CitetrainError(f"{model}: not a model folder")
+    try:
+        import onnxruntime  # noqa: F401
+        import onnxscript  # noqa: F401
+    except ImportError as exc:
+        raise CitetrainError(f"citetrain export needs onnxruntime and onnxscript ({exc.name} is "
+                             "missing): pip install 'citetrain[onnx]'") from None
+    reference = ClassifierNLI(str(src), device="cpu", dtype="fp32")
+    net = AutoModelForSequenceClassification.from_pretrained(str(src), dtype=torch.float32).eval()
+    tokenizer = AutoTokenizer.from_pretrained(str(src))
+    out = Path(out)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent if out.parent.exists() else None))
+    try:
+        _write_onnx(net, tokenizer, tmp, int8)
+        tokenizer.save_pretrained(str(tmp))
+        net.config.save_pretrained(str(tmp))
+        exported = ClassifierNLI(str(tmp), device="cpu")
+        figures = _agreement(reference, exported)
+        card = {"source": str(model), "int8": int8, "opset": OPSET, "labels": net.config.id2label,
+                "premise": reference.premise, "hint": reference.hint, "max_length": reference.max_length,
+                "stack": None if reference.stack is None else reference.stack.to_config(), **figures}
+        atomic_write_text(tmp / "README.md", model_card(card))
+        atomic_write_text(tmp / "citetrain_export.json", json.dumps(card, indent=2) + "\n")
+        replace_dir(tmp, out)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return card
+
+
+def _write_onnx(net: Any, tokenizer: Any, folder: Path, int8: bool) -> None:
+    import logging
+    import warnings
+
+    import torch
+
+    sample = tokenizer([p for p, _ in CHECK_PAIRS[:2]], [h for _, h in CHECK_PAIRS[:2]],
+                      padding=True, return_tensors="pt")
+    names = list(sample.keys())
+    batch, seq = torch.export.Dim("batch"), torch.export.Dim("sequence")
+    target = folder / ("model.fp32.onnx" if int8 else "model.onnx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        logging.getLogger("torch.onnx").setLevel(logging.ERROR)
+        torch.onnx.export(net, (), kwargs=dict(sample), f=str(target), dynamo=True, verbose=False,
+                          input_names=names, output_names=["logits"], opset_version=OPSET,
+                          dynamic_shapes={k: {0: batch, 1: seq} for k in names}, report=False)
+    if int8:
+        from onnxruntime.quantization import QuantType, quantize_dynamic
+
+        quantize_dynamic(str(target), str(folder / "model.onnx"), weight_type=QuantType.QInt8)
+        target.unlink()
+        for extra in folder.glob("model.fp32.onnx*"):
+            extra.unlink()
+
+
+def _agreement(reference: Any, exported: Any) -> dict[str, Any]:
+    """Largest |Δ| of any label probability and of the expected support level on
+    :data:`CHECK_PAIRS`, through citetrain's reader on both sides."""
+    a, b = reference.predict(CHECK_PAIRS), exported.predict(CHECK_PAIRS)
+    probs = [max(abs(x - y) for x, y in zip(r.support or (r.prob,), s.support or (s.prob,)))
+             for r, s in zip(a, b)]
+    return {"check_pairs": len(CHECK_PAIRS), "max_abs_diff_prob": max(probs),
+            "max_abs_diff_expected": max(abs(r.expected - s.expected) for r, s in zip(a, b))}
+
+
+def model_card(card: dict[str, Any]) -> str:
+    """The exported folder's README: what the model needs as input and how citetrain reads it."""
+    stack = card["stack"]
+    stack_text = ("none" if stack is None else
+                  f"P(level >= 1) = sigmoid({stack['partial'][0]:.4f} + {stack['partial'][1]:.4f} * "
+                  f"logit(e) + {stack['partial'][2]:.4f} * r), P(level >= 2) = sigmoid("
+                  f"{stack['full'][0]:.4f} + {stack['full'][1]:.4f} * logit(e) + {stack['full'][2]:.4f}"
+                  " * r), with e the model's P(full) + P(partial)/2 and r content-word recall "
+                  "(citetrain.nli.stack)")
+    labels = ", ".join(f"{k}: {v}" for k, v in sorted(card["labels"].items(), key=lambda kv: int(kv[0])))
+    weights = ", int8 dynamic quantization by ONNX Runtime" if card["int8"] else ", fp32"
+    reading = {"select": "its sentences that best cover the statement (select_evidence)",
+               "windows": "overlapping windows, the best window kept",
+               "cut": "its first tokens"}.get(card["premise"], card["premise"])
+    hint = (": the statement is followed by its content words that the whole premise lacks "
+            "(citetrain.nli.hints)" if card["hint"] != "none" else "")
+    return f"""# citetrain judge, ONNX export
+
+Exported by `citetrain export` from `{card['source']}` (opset {card['opset']}{weights}). Inputs:
+the tokenizer's text pair (premise, statement) as `input_ids`, `attention_mask` (and
+`token_type_ids` where the tokenizer makes them); output: `logits` over the labels {labels}.
+
+## The preprocessing this model needs
+
+A raw (passage, statement) pair fed to the model gives different scores from citetrain's. citetrain
+reads every pair this way before the forward pass (`citetrain.nli.classifier.read_pairs`):
+
+- premise: `{card['premise']}`: a premise longer than {card['max_length']} tokens is read as {reading};
+- hint: `{card['hint']}`{hint};
+- max length: {card['max_length']} tokens;
+- stack: {stack_text}.
+
+Use it through citetrain and all of this is applied: `citetrain judge PRED --judge
+crossencoder:THIS_FOLDER`, `citetrain serve crossencoder:THIS_FOLDER`, `--nli
+classifier:THIS_FOLDER`; the forward pass runs in ONNX Runtime (`pip install onnxruntime`).
+
+## Agreement with the PyTorch model
+
+On {card['check_pairs']} check pairs, through citetrain's reader on both sides: largest |Δ| of a
+label probability {card['max_abs_diff_prob']:.2e}, of the expected support level
+{card['max_abs_diff_expected']:.2e}.
+"""
