@@ -1,7 +1,8 @@
 """The package's layering: every import (module level or inside a function) points down the flow
 
     core (records, errors, config, io, text, llm, synth) → nli → analysis → metrics → builders
-    → models → train → refine / judges → evaluation (checkpoints scored) → cli / quickstart
+    → models → train → refine / judges → evaluation (checkpoints scored) / serve (a judge over HTTP)
+    → cli / quickstart
 
 and no module imports, directly or through others, itself. Checked over ``citetrain/`` with
 ``ast``, so an upward import fails here even where it is only reached at run time.
@@ -22,7 +23,7 @@ LAYERS = [
     ("models",),
     ("train",),
     ("refine", "judges"),
-    ("evaluation",),
+    ("evaluation", "serve"),
     ("cli", "quickstart"),
 ]
 RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
