@@ -14,6 +14,14 @@ exhaustive. Prints calls per statement (overall and per kind of support), the ra
 pruned / exhaustive, and whether the targets (support, gold, supported) are identical; exits
 non-zero only when they differ. The target for the ratio is <= 15% at 10 docs.
 Run: ``python bench/builder_subsets.py [--statements 1000] [--seed 0]``.
+
+``--passages 10,50,100,300,700`` prints the long-context table instead: ``--records`` synthetic
+records (``citetrain synth --docs N,N``) per row, scored with the lexical NLI (no cache) as a
+build does (gold targets: every statement's minimal subsets, ``max_subset`` 3) and as
+``--metrics citeeval`` does; per row NLI pairs asked per statement and seconds per record, and
+the share of statements whose gold targets equal the exhaustive search's at ``max_subset`` 2
+(where it is affordable: up to 100 passages), with the default pool of ``max_subset`` 2 and,
+stricter, with the smaller pool that ``max_subset`` 3 uses.
 """
 from __future__ import annotations
 
@@ -71,11 +79,59 @@ def run(n_docs: int, families: list[list[frozenset[int]]], exhaustive: bool):
     return searches, rounds, time.perf_counter() - t0
 
 
+def long_context(passages: list[int], n_records: int, seed: int) -> None:
+    """The long-context table (see the module docstring)."""
+    from citetrain.analysis.subsets import auto_pool
+    from citetrain.analysis.support import analyse, analyses_of
+    from citetrain.metrics.citeeval import citeeval
+    from citetrain.nli.registry import make_engine
+    from citetrain.records import join_docs
+    from citetrain.synth.records import synth_records
+
+    def gold_at(stmts, max_size, exhaustive, pool):
+        engine = make_engine("lexical", cache=False, progress=False)
+        searches = [SubsetSearch(len(s.docs), max_size, exhaustive, pool=pool) for s in stmts]
+        run_searches(searches, lambda jobs: engine.results(
+            [(join_docs(stmts[i].docs, q), stmts[i].text) for i, q in jobs]))
+        return [x.gold for x in searches]
+
+    print(f"lexical NLI, {n_records} synthetic records per row (seed {seed}), max_subset 3\n")
+    print(f"{'passages':>8} {'pool':>5} {'stmts':>6} | {'build: pairs/stmt':>17} {'s/record':>9} | "
+          f"{'citeeval: pairs/stmt':>20} {'s/record':>9} | {'gold = exhaustive, max 2':>24} "
+          f"{'(with the max-3 pool)':>22}")
+    for n in passages:
+        records = synth_records(n_records, seed, n_docs=(n, n))
+        stmts = [a for r in records for a in analyses_of(r)]
+        engine = make_engine("lexical", cache=False, progress=False)
+        start = time.perf_counter()
+        analyse(stmts, engine, max_size=3, search_all=True)
+        build_s = (time.perf_counter() - start) / n_records
+        build_calls = engine.stats.requested / len(stmts)
+        engine = make_engine("lexical", cache=False, progress=False)
+        start = time.perf_counter()
+        citeeval(records, engine)
+        cite_s = (time.perf_counter() - start) / n_records
+        cite_calls = engine.stats.requested / len(stmts)
+        agree = ["-", "-"]
+        if n <= 100:
+            searched = [s for s in stmts if s.text.strip()]
+            exact = gold_at(searched, 2, True, None)
+            for k, pool in enumerate((None, auto_pool(n, 3))):
+                same = sum(x == y for x, y in zip(gold_at(searched, 2, False, pool), exact))
+                agree[k] = f"{same}/{len(exact)} ({100 * same / len(exact):.1f}%)"
+        print(f"{n:>8} {auto_pool(n, 3):>5} {len(stmts):>6} | {build_calls:>17.1f} {build_s:>9.2f} | "
+              f"{cite_calls:>20.1f} {cite_s:>9.2f} | {agree[0]:>24} {agree[1]:>22}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--statements", type=int, default=1000, help="statements per setting")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--passages", help="comma-separated passages per record: the long-context table")
+    ap.add_argument("--records", type=int, default=5, help="records per row of --passages")
     args = ap.parse_args()
+    if args.passages:
+        return long_context([int(x) for x in args.passages.split(",")], args.records, args.seed)
     rng = random.Random(args.seed)
 
     print(f"statements per setting: {args.statements}  max_subset: {MAX_SUBSET}  seed: {args.seed}")

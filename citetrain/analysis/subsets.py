@@ -24,6 +24,24 @@ and the search stops — 1 + |cited| calls instead of n + 1; when it entails, th
 above (step 2 is then answered already when no doc entails alone). Under a monotone judge the
 subsets, the single-doc decisions of the cited docs and so the edits are the same.
 
+**Many passages.** Pairs, triples, ... are enumerated among a *candidate pool*: all the remaining
+docs when there are at most ``pool`` of them (the search above, exactly), else the ``pool``
+remaining docs with the highest single-doc NLI score (ties by id). In the second case the union of
+the pool is asked first (if it does not entail, the search stops: no subset of the pool can), then
+the pool minus each doc, then pairs and triples within the pool. ``pool=None`` (the default) is
+:func:`auto_pool`: the largest pool whose pairs, triples, ... up to ``max_size`` number at most
+``max(2000, 5·n)``, so one statement asks at most about n (singles) + 2 + pool + 5·n subsets,
+about linear in the passages; with 3 as ``max_size`` the pool is 22 docs up to 400 docs, 27 at
+700 and every subset among 22 remaining docs is still searched.
+
+Guarantee (under a monotone judge): when at most ``pool`` docs fail alone — every record of at
+most 22 docs with ``max_size`` 3 — the subsets are exactly the exhaustive search's (the tests
+compare them); with more, every subset found is a minimal supporting subset and the
+single-doc decisions, ``supported`` and every supporting doc alone are exact, but a joint
+supporting subset that needs a doc outside the pool is missed. ``bench/builder_subsets.py
+--passages`` measures how often that changes the gold targets on many-passage records (with the
+lexical NLI against the exhaustive search at ``max_size`` 2).
+
 ``exhaustive=True`` asks every subset of size 1..``max_size`` (plus the union of all docs when
 there are more docs than ``max_size``) in one round and keeps the minimal supporting ones. Under a
 monotone judge (S supports ⇒ every superset supports) both give the same subsets; pruning spends
@@ -45,6 +63,18 @@ def exhaustive_calls(n_docs: int, max_size: int) -> int:
     """Σ_{i=1..max_size} C(n, i): the subsets an exhaustive enumeration asks for one statement
     (``SubsetSearch(exhaustive=True)`` asks the union of all docs too when n > max_size)."""
     return sum(comb(n_docs, i) for i in range(1, min(max_size, n_docs) + 1))
+
+
+POOL_BUDGET, POOL_PER_DOC = 2000, 5
+
+
+def auto_pool(n_docs: int, max_size: int) -> int:
+    """The largest pool P with Σ_{i=2..max_size} C(P, i) <= max(POOL_BUDGET, POOL_PER_DOC·n)."""
+    budget = max(POOL_BUDGET, POOL_PER_DOC * n_docs)
+    size = max(max_size, 2)
+    while sum(comb(size + 1, i) for i in range(2, max_size + 1)) <= budget and size < n_docs:
+        size += 1
+    return size
 
 
 def is_covered(ids: Sequence[int], support: Sequence[frozenset[int]]) -> bool:
@@ -70,12 +100,18 @@ class SubsetSearch:
     known: dict[frozenset[int], bool] = field(default_factory=dict)
     union_entails: bool | None = None
     calls: int = 0
+    pool: int | None = None  # candidate pool for pairs, triples, ...; None: auto_pool
     _step: int = 0
     _asked: list[Subset] = field(default_factory=list)
+    _pooled: tuple[int, ...] | None = None  # the pool, when the remaining docs exceed it
 
     def __post_init__(self) -> None:
         if self.max_size < 1:
             raise ValueError(f"max_size must be >= 1, got {self.max_size}")
+        if self.pool is None:
+            self.pool = auto_pool(self.n_docs, self.max_size)
+        if self.pool < 2:
+            raise ValueError(f"pool must be >= 2, got {self.pool}")
         self.single_results = [None] * self.n_docs
 
     @property
@@ -151,6 +187,16 @@ class SubsetSearch:
         if not self.union_entails:
             self._step = -1
             return []
+        if len(rest) > self.pool and k >= 2:  # many docs: search among the best-scored ones
+            if self._pooled is None:
+                scores = {d: self.single_results[d - 1].prob for d in rest}  # type: ignore[union-attr]
+                best = sorted(rest, key=lambda d: (-scores[d], d))[: self.pool]
+                self._pooled = tuple(sorted(best))
+                return [self._pooled]
+            if not self.known[frozenset(self._pooled)]:
+                self._step = -1  # the pool fails together: no subset of it supports
+                return []
+            rest, step = list(self._pooled), step - 1
         if step == 2:  # the union minus each doc
             return [tuple(d for d in rest if d != x) for x in rest] if len(rest) >= 3 and k >= 2 else []
         size = step - 1  # step 3 asks pairs, step 4 triples, ...
@@ -168,12 +214,14 @@ class SubsetSearch:
         if len(results) != len(self._asked):
             raise ValueError(f"{len(results)} answers for {len(self._asked)} queries")
         everything = frozenset(range(1, self.n_docs + 1))
+        for subset, res in zip(self._asked, results):  # singles first: the remaining docs after
+            if len(subset) == 1:
+                self.single_results[subset[0] - 1] = res
+        rest = frozenset(self.remaining)  # once per round, not per answer (O(n) each)
         for subset, res in zip(self._asked, results):
             key = frozenset(subset)
             self.known[key] = res.label
-            if len(subset) == 1:
-                self.single_results[subset[0] - 1] = res
-            if key == frozenset(self.remaining) and len(subset) >= 2 and not self.exhaustive:
+            if key == rest and len(subset) >= 2 and not self.exhaustive:
                 self.union_entails = res.label
             elif key == everything and self.exhaustive:
                 self.union_entails = res.label

@@ -39,6 +39,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from citetrain.errors import CitetrainError
 from citetrain.records import Doc, Record
 from citetrain.synth.world import (
     _DRAW, _POOL, Entity, World, _distinct, _reads, _words, build_world,
@@ -159,17 +160,27 @@ def _one(world: World, rng: random.Random, n_docs: tuple[int, int], idx: str) ->
     docs = [_passage(e, rng.sample(s, len(s)), rng) for s in slots]
     # distractors: other entities sharing none of this entity's distinctive words
     reserved = _distinct(e.name) | {w for v in e.attrs.values() for w in _distinct(v)}
-    for _ in range(200):
-        if len(docs) == total:
-            break
-        d = rng.choice(world.entities)
-        if d is e or _distinct(d.name) & reserved or any(d.name in doc.title for doc in docs):
-            continue
+    titles = {doc.title for doc in docs}
+
+    def distractor(d: Entity) -> None:
+        if d is e or _distinct(d.name) & reserved or any(d.name in t for t in titles):
+            return
         ok = [a for a in d.attrs if not _distinct(d.attrs[a]) & reserved]
         if len(ok) >= 2:
             docs.append(_passage(d, rng.sample(ok, min(len(ok), rng.randint(2, 3))), rng))
+            titles.add(docs[-1].title)
+
+    for _ in range(200):
+        if len(docs) == total:
+            break
+        distractor(rng.choice(world.entities))
+    if len(docs) < total:  # many passages: every other entity once, in a seeded order
+        for d in rng.sample(world.entities, len(world.entities)):
+            if len(docs) == total:
+                break
+            distractor(d)
     if len(docs) < total:
-        return None
+        raise _TooFew(len(docs))
     order = list(range(total))
     rng.shuffle(order)
     docs = [docs[i] for i in order]
@@ -252,6 +263,14 @@ def _write(s: _Stmt, e: Entity, where: dict[str, list[int]], rel_ids: list[int],
     return True
 
 
+class _TooFew(Exception):
+    """The world has too few entities unrelated to a record's subject for its passages."""
+
+    def __init__(self, found: int) -> None:
+        super().__init__(found)
+        self.found = found
+
+
 def _consistent(docs: list[Doc], plan: list[_Stmt]) -> bool:
     """Gold agrees with the surface reading: gold sets entail, no other single passage does."""
     words = [_words(d.title + " " + d.text) for d in docs]
@@ -277,16 +296,29 @@ def synth_records(n: int, seed: int = 0, *, n_docs: tuple[int, int] = (4, 6)) ->
     if not 3 <= lo <= hi:
         raise ValueError(f"n_docs must be (lo, hi) with 3 <= lo <= hi, got {n_docs}")
     world = build_world(seed)
+    if hi > len(world.entities):
+        raise CitetrainError(f"{hi} passages per record: the synthetic world has "
+                             f"{len(world.entities)} entities, one passage each at most")
     out = []
     for i in range(n):
         rng = random.Random(f"citetrain-synth/{seed}/{i}/{lo}-{hi}")
+        short: list[int] = []
         for _ in range(1000):
-            rec = _one(world, rng, n_docs, f"synth-{seed}-{i:06d}")
+            try:
+                rec = _one(world, rng, n_docs, f"synth-{seed}-{i:06d}")
+            except _TooFew as few:
+                short.append(few.found)
+                if len(short) < 5:
+                    continue
+                raise CitetrainError(
+                    f"{lo}-{hi} passages per record: the synthetic world (seed {seed}) holds "
+                    f"about {max(short)} passages unrelated to a record's subject; ask for "
+                    f"at most that many") from None
             if rec is not None:
                 out.append(rec)
                 break
         else:  # pragma: no cover - the plan space is wide; a record always fits
-            raise RuntimeError(f"could not generate synthetic record {i}")
+            raise CitetrainError(f"could not generate synthetic record {i} with {lo}-{hi} passages")
     return out
 
 

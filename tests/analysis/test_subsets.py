@@ -416,3 +416,78 @@ def test_union_first_equals_the_pruned_search(case, cited):
     assert len(set(uj.asked)) == len(uj.asked)
     if not p.supported and n >= 2:
         assert u.calls == 1 + len([d for d in cited if d <= n]) <= p.calls
+
+
+# --- many passages: the candidate pool -------------------------------------------------------------
+
+class ScoredJudge(Judge):
+    """A monotone judge whose single-doc answers carry a score (the pool ranks by it)."""
+
+    def __init__(self, family, scores) -> None:
+        super().__init__(family)
+        self.scores = scores
+
+    def __call__(self, subset) -> NLIResult:
+        res = super().__call__(subset)
+        return NLIResult(self.scores.get(subset[0], 0.0) if len(subset) == 1 else res.prob, res.label)
+
+
+def pooled(n_docs, family, scores, pool=None, max_size=3, exhaustive=False):
+    judge = ScoredJudge(family, scores)
+    search = SubsetSearch(n_docs, max_size, exhaustive, pool=pool)
+    run_searches([search], lambda jobs: [judge(q) for _, q in jobs])
+    return search, judge
+
+
+def test_auto_pool_by_hand():
+    from citetrain.analysis.subsets import auto_pool
+
+    assert auto_pool(10, 3) == 10  # never more than the docs
+    # budget max(2000, 5n): C(22,2) + C(22,3) = 231 + 1540 = 1771 <= 2000 < 253 + 1771 = 2024
+    assert auto_pool(100, 3) == 22
+    # 700 docs: budget 3500; C(27,2) + C(27,3) = 351 + 2925 = 3276 <= 3500 < 378 + 3276 = 3654
+    assert auto_pool(700, 3) == 27
+    # max_size 2, 100 docs: C(63,2) = 1953 <= 2000 < C(64,2) = 2016
+    assert auto_pool(100, 2) == 63
+
+
+def test_a_pair_among_60_docs_is_found_in_the_pool_with_few_calls():
+    scores = {d: 0.01 * (d % 7) for d in range(1, 61)}
+    scores.update({17: 0.6, 42: 0.55})  # each half of the pair reads best alone
+    s, judge = pooled(60, [{17, 42}], scores, pool=8)
+    assert s.support == fs({17, 42}) and s.gold == [17, 42] and s.supported
+    # 60 singles, the union of all 60, the pool's union, the pool minus each (8), then pairs
+    # and triples in the pool that nothing known rules out
+    assert judge.asked[:60] == [(d,) for d in range(1, 61)]
+    assert judge.asked[60] == tuple(range(1, 61)) and len(judge.asked[61]) == 8
+    assert s.calls == len(judge.asked) <= 60 + 2 + 8 + 28 + 56
+
+
+def test_within_the_pool_the_search_is_the_exhaustive_one():
+    rng = random.Random(7)
+    for _ in range(200):
+        n = rng.randint(2, 12)
+        family = [frozenset(rng.sample(range(1, n + 1), rng.randint(1, min(3, n))))
+                  for _ in range(rng.randint(0, 3))]
+        scores = {d: rng.random() for d in range(1, n + 1)}
+        a, _ = pooled(n, family, scores, pool=12)
+        b, _ = pooled(n, family, scores, pool=12, exhaustive=True)
+        assert (a.support, a.gold, a.supported) == (b.support, b.gold, b.supported)
+
+
+def test_outside_the_pool_a_joint_subset_is_missed_but_what_is_found_is_exact():
+    scores = {d: 0.0 for d in range(1, 31)}
+    scores.update({1: 0.9, 2: 0.8, 3: 0.7, 4: 0.6})
+    family = [{1, 2}, {29, 30}]  # {29, 30} scores lowest: outside a pool of 4
+    s, _ = pooled(30, family, scores, pool=4)
+    full, _ = pooled(30, family, scores, pool=30)
+    assert full.support == fs({1, 2}, {29, 30})
+    assert s.support == fs({1, 2}) and s.supported
+    assert set(s.support) <= set(full.support)  # every subset found is a minimal one
+
+
+def test_when_the_pool_fails_together_the_search_stops():
+    scores = {d: 1.0 - d / 100 for d in range(1, 41)}
+    s, judge = pooled(40, [{39, 40}], scores, pool=5)  # the pair lies outside the pool
+    assert s.union_entails and s.supported and s.support == []
+    assert judge.asked[-1] == (1, 2, 3, 4, 5) and s.calls == 40 + 1 + 1

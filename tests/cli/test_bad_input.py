@@ -82,6 +82,9 @@ BAD_PATH: dict[str, Case] = {
                              [f"{t / 'afile' / 'qs'}: Not a directory"]),
     "ls": lambda t: (["ls", "recipez"], ["unknown kind 'recipez'", "recipe, spec"]),
     "cp": lambda t: (["cp", "zero3", str(a_file(t))], [f"{t / 'afile'} exists"]),
+    "serve": lambda t: (["serve", "crossencoder:missing"],
+                        ["judge 'crossencoder:missing': missing does not exist"]),
+    "export": lambda t: (["export", "missing", "--out", "o"], ["missing: not a model folder"]),
 }
 OTHER_BAD_PATHS: dict[str, Case] = {
     "eval-folder": lambda t: (["eval", str(t)], [f"{t}: is a directory, not a record file"]),

@@ -116,3 +116,28 @@ def test_the_server_forgets_answers_after_each_batch():
         assert first > 0 and not judge.engine._memo
         c.post("/score", json={"records": [RECORD]})
         assert judge.engine.stats.model_pairs == 2 * first
+
+
+def test_a_generative_judge_is_served_for_records():
+    """The generative judge (a scripted 'model': every prompt answered with a rating of 5 for
+    statement 1) rates records through the server as it does in process; bare pairs are refused."""
+    from citetrain.judges.generative import GenerativeJudge
+
+    block = ('<thinking> t </thinking>\n<editing sentence_id="1"> N/A </editing>\n'
+             '<rating sentence_id="1"> 5 </rating>')
+
+    class Scripted(GenerativeJudge):
+        def __init__(self):
+            super().__init__(None, None, name="generative:scripted")
+
+        def generate(self, prompts, progress):
+            return [block] * len(prompts)
+
+    with client(Scripted()) as c:
+        r = c.post("/score", json={"records": [RECORD, {**RECORD, "id": "r2"}]})
+        assert r.status_code == 200
+        got = r.json()["records"]
+        assert [g["id"] for g in got] == ["r1", "r2"]
+        assert [row["rating"] for g in got for row in g["statements"]] == [1.0, 1.0]
+        assert got[0]["statements"][0]["status"] == "ok" and got[0]["citeeval_full"] == 1.0
+        assert c.post("/score", json={"pairs": [["p", "s"]]}).status_code == 422

@@ -172,3 +172,15 @@ def test_cli_writes_a_readable_file(tmp_path, capsys):
     back = read_records(out, "alce").records
     assert [r.to_dict() for r in back] == [r.to_dict() for r in synth_records(30, seed=5)]
     assert main(["synth", "--n", "2", "--docs", "2,3", "--out", str(out)]) == 2
+
+
+def test_many_passages_per_record_and_sizes_the_world_cannot_make():
+    from citetrain.errors import CitetrainError
+
+    rec = synth_records(1, n_docs=(300, 300))[0]
+    assert len(rec.docs) == 300 and len({d.text for d in rec.docs}) >= 290
+    assert synth_records(1, n_docs=(300, 300))[0] == rec  # seeded
+    with pytest.raises(CitetrainError, match="2000 passages per record: the synthetic world has 1250 entities"):
+        synth_records(1, n_docs=(2000, 2000))
+    with pytest.raises(CitetrainError, match=r"1250-1250 passages per record: .* holds about \d+ passages"):
+        synth_records(1, n_docs=(1250, 1250))
