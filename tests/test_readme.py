@@ -8,9 +8,9 @@ words:
   takes seconds (``validate``, ``synth``, ``eval`` / ``judge`` of ``examples/`` under the lexical
   NLI; outputs go to a temporary folder), with ``--dry-run`` appended where the command has one
   (``train``, ``quickstart``), else ``SUB --help``.
-- ``accelerate launch ... -m citetrain.train RECIPE``: accelerate's parser checks the launch
-  options, then the real launch runs with ``--dry-run`` appended (the recipe is checked in every
-  process); ``-m citetrain.build`` runs with ``--help`` after citetrain's parser checks the spec line.
+- ``accelerate launch ... -m citetrain.train RECIPE`` and ``accelerate launch ... RECIPE`` (the
+  start-up hook): accelerate's parser checks the launch options, then the real launch runs with
+  ``--dry-run`` appended (the recipe is checked in every process); ``-m citetrain.build`` runs with ``--help`` after citetrain's parser checks the spec line.
 - ``python bench/X.py ...``: the script runs with ``--help``.
 - ``pip install ...``: the extras named exist in pyproject.toml and the torch pin satisfies its range.
 - ``python -m pytest``: the command CI runs (see ``test_ci_runs_the_readme_test_command``).
@@ -170,12 +170,15 @@ def _run_accelerate(words: list[str], env: dict[str, str], capsys) -> None:
     except SystemExit as e:
         pytest.fail(f"accelerate does not accept `{shlex.join(words)}` (exit {e.code}): "
                     f"{_last_line(capsys.readouterr().err)}")
-    assert args.module, f"README launches a script, not a module: {shlex.join(words)}"
+    recipe_file = not args.module and args.training_script.endswith((".yaml", ".yml"))
+    assert args.module or recipe_file, f"README launches a script, not a module: {shlex.join(words)}"
+    if recipe_file:  # the start-up hook runs it as -m citetrain.train (citetrain/cli/recipe_hook.py)
+        _check_repo_paths([args.training_script])
     if args.config_file:
         assert (REPO / args.config_file).is_file(), f"no launch config {args.config_file}"
     script_args = list(args.training_script_args)
     _check_repo_paths(script_args)
-    if args.training_script == "citetrain.train":
+    if args.training_script == "citetrain.train" or recipe_file:
         extra, expect = ["--dry-run"], "dry run, nothing trained"
     elif args.training_script == "citetrain.build":
         _run_citetrain(["build", *script_args], Path("unused"), capsys)  # parse only; --help

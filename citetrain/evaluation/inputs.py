@@ -25,12 +25,13 @@ class RunOptions:
     out: str | None = None
     cache: bool | str | None = None  # None: the suite's
     progress: bool = True
+    score_chunk: int = 1000  # records scored per saved chunk (citetrain.evaluation.stream)
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "RunOptions":
         return cls(format=args.format, skip_invalid=args.skip_invalid, limit=args.limit,
                    out=args.out, cache=False if args.no_cache else args.cache,
-                   progress=not args.no_progress)
+                   progress=not args.no_progress, score_chunk=args.score_chunk)
 
 
 def load_target(args: argparse.Namespace) -> Suite:

@@ -3,8 +3,7 @@ from __future__ import annotations
 
 import argparse
 
-from citetrain.evaluation.inputs import RunOptions, load_target, out_dir, read_inputs
-from citetrain.evaluation.report import score, write_report
+from citetrain.evaluation.inputs import RunOptions, load_target, out_dir
 from citetrain.metrics.suites import Suite
 
 
@@ -20,7 +19,9 @@ def run_eval(args: argparse.Namespace) -> int:
 
 
 def score_predictions(suite: Suite, opts: RunOptions) -> int:
-    """Score the suite's predictions files and write the report."""
-    records, notes = read_inputs(suite, opts)
-    write_report(score(records, suite, opts), out_dir(suite, opts), suite, notes)
+    """Score the suite's predictions files, streamed in chunks (resumable, data-parallel under
+    ``accelerate launch``), and write the report (:mod:`citetrain.evaluation.stream`)."""
+    from citetrain.evaluation.stream import run_streamed
+
+    run_streamed(suite, opts, out_dir(suite, opts), opts.score_chunk)
     return 0

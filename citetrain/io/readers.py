@@ -13,7 +13,7 @@ import json
 import os
 from collections import Counter
 from dataclasses import dataclass, field
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -107,22 +107,35 @@ def _load_json(data: bytes, problems: Problems) -> list[tuple[int, Any]]:
     return [(i + 1, item) for i, item in enumerate(obj)]
 
 
+def _jsonl_item(n: int, raw: bytes) -> tuple[int, Any] | None:
+    """Line ``n`` of a JSONL file as ``(n, value)`` (a :class:`BadLine` when it does not decode
+    or parse); None for a blank line."""
+    try:
+        text = raw.decode("utf-8-sig" if n == 1 else "utf-8")
+    except UnicodeDecodeError as err:
+        return n, BadLine("not valid UTF-8", _decode_error(raw, err)[1])
+    if not text.strip():
+        return None
+    try:
+        return n, json.loads(text)
+    except json.JSONDecodeError as err:
+        return n, BadLine("malformed JSON", f"malformed JSON at column {err.colno}: {err.msg}")
+
+
 def _load_jsonl(data: bytes, problems: Problems) -> list[tuple[int, Any]]:
-    items = []
-    for n, raw in enumerate(data.split(b"\n"), start=1):
-        try:
-            text = raw.decode("utf-8-sig" if n == 1 else "utf-8")
-        except UnicodeDecodeError as err:
-            items.append((n, BadLine("not valid UTF-8", _decode_error(raw, err)[1])))
-            continue
-        if not text.strip():
-            continue
-        try:
-            items.append((n, json.loads(text)))
-        except json.JSONDecodeError as err:
-            items.append((n, BadLine("malformed JSON",
-                                     f"malformed JSON at column {err.colno}: {err.msg}")))
-    return items
+    return [item for n, raw in enumerate(data.split(b"\n"), start=1)
+            if (item := _jsonl_item(n, raw)) is not None]
+
+
+def require_file(path: PathLike) -> Path:
+    """``path`` as a Path when it is a file; an :class:`InputError` (file not found, a
+    directory) otherwise."""
+    p = Path(path)
+    if p.is_dir():
+        raise InputError(str(p), None, None, "is a directory, not a record file")
+    if not p.is_file():
+        raise InputError(str(p), None, None, "file not found")
+    return p
 
 
 def load_items(path: PathLike, problems: Problems) -> list[tuple[int, Any]]:
@@ -132,13 +145,8 @@ def load_items(path: PathLike, problems: Problems) -> list[tuple[int, Any]]:
     :class:`BadLine`, reported in order by :func:`check_object`), ``.json`` as one document;
     other suffixes are sniffed (a leading ``[`` means a JSON document).
     """
-    p = Path(path)
-    try:
-        data = p.read_bytes()
-    except FileNotFoundError:
-        raise InputError(str(p), None, None, "file not found") from None
-    except IsADirectoryError:
-        raise InputError(str(p), None, None, "is a directory, not a record file") from None
+    p = require_file(path)
+    data = p.read_bytes()
     if not data.strip():
         raise InputError(str(p), None, None, "empty file: no records")
     suffix = p.suffix.lower()
@@ -224,6 +232,40 @@ def read_records(path: PathLike, fmt: str = "auto", *, skip_invalid: bool = Fals
         origins.extend([(str(path), line)] * len(got))
     return ReadResult(records, problems.skipped, name, len(items), paths=[str(path)],
                       origins=origins)
+
+
+def iter_records(path: PathLike, fmt: str = "auto", *, skip_invalid: bool = False,
+                 problems: Problems | None = None) -> Iterator[Record]:
+    """:func:`read_records`, one record at a time: a ``.jsonl`` / ``.ndjson`` file is read a line
+    at a time (memory flat in its length), any other file as :func:`load_items` reads it. The
+    same errors; with ``skip_invalid`` the skips go to ``problems.skipped`` (pass one to see them).
+    """
+    problems = problems or Problems(str(path), skip_invalid)
+    p = Path(path)
+    if p.suffix.lower() not in (".jsonl", ".ndjson"):
+        yield from read_records(path, fmt, skip_invalid=skip_invalid).records
+        return
+    handle = require_file(p).open("rb")
+    name, seen = None if fmt == "auto" else fmt, False
+    if name is not None and name not in CONVERTERS:
+        raise CitetrainError(f"unknown format {fmt!r}; known: auto, {', '.join(CONVERTERS)}")
+    with handle:
+        for n, raw in enumerate(handle, start=1):
+            got = _jsonl_item(n, raw.rstrip(b"\n"))
+            if got is None:
+                continue
+            seen = True
+            line, item = got
+            if name is None and isinstance(item, dict):
+                name = resolve_format("auto", [got], problems, CONVERTERS, detect_format)
+            if not check_object(line, item, problems):
+                continue
+            try:
+                yield from CONVERTERS[name](item, str(line))  # type: ignore[index]
+            except RecordError as err:
+                problems.record_error(line, err)
+    if not seen:
+        raise InputError(str(p), None, None, "empty file: no records")
 
 
 def read_many(paths: Iterable[PathLike], fmt: str = "auto", *,

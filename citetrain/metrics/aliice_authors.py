@@ -7,6 +7,8 @@ Formulas: :mod:`citetrain.metrics.aliice` (module docstring); claims:
 """
 from __future__ import annotations
 
+import math
+
 from collections import Counter
 from typing import Any, Sequence
 
@@ -127,6 +129,8 @@ def aliice_authors(records: Sequence[Record], engine: NLIEngine, *, max_words: i
         "claims_scored": sum(u.flag is None for u in flat),
         "claims_out_of_range": sum(u.flag == OUT_OF_RANGE for u in flat),
         "cvcp_marks": len(positions),
+        # count, sum and sum of squares of the positions: a streamed run pools them (metrics.merge)
+        "cvcp_moments": [len(positions), math.fsum(positions), math.fsum(x * x for x in positions)],
     }
     return MetricResult(
         name="aliice",

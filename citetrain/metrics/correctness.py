@@ -147,6 +147,10 @@ def bleu4(records: Sequence[Record]) -> MetricResult:
         bleu = BLEU()
         res.scores["bleu4"] = bleu.corpus_score(hyps, streams).score
         res.info["signature"] = str(bleu.get_signature())
+        # sacrebleu's corpus statistics (lengths, matches and totals per order), summed: a
+        # streamed run adds them over chunks and computes the same corpus BLEU (metrics.merge)
+        stats = bleu._extract_corpus_statistics(hyps, streams)
+        res.info["bleu_stats"] = [sum(col) for col in zip(*stats)]
     return res
 
 
@@ -189,6 +193,7 @@ def correctness(
         res = claims_recall(records, engine) if name == "claims" else runners[name](records)
         if not res.per_record:
             info["skipped"][name] = f"no record has {fields[name]}"
+            info[name] = res.info  # its counts (records without the gold field)
             continue
         info["ran"].append(name)
         info[name] = res.info

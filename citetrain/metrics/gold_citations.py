@@ -102,7 +102,7 @@ def gold_citations(records: Sequence[Record], engine: NLIEngine | None = None) -
     p, r = _percent(tp, n_cited), _percent(tp, n_gold)
     scores = {"gold_prec": p, "gold_rec": r, "gold_f1": f1(p, r),
               "gold_exact": _percent(n_exact, n_scored)}
-    info: dict[str, Any] = {"records": len(rows), "statements": n_scored, "tp": tp,
+    info: dict[str, Any] = {"records": len(rows), "statements": n_scored, "exact": n_exact, "tp": tp,
                             "cited": n_cited, "gold": n_gold,
                             "empty_gold_statements": empty_gold, "empty_gold_cited": empty_cited}
     for why, ids in skipped.items():

@@ -175,6 +175,7 @@ def lenient(
         "records_left_out_of_recall": left_out_records,
         "statements": len(flat),
         "statements_in_recall": n_in_recall,
+        "statements_entailed": n_entailed,
         "statements_left_out": sum(s.flag == UNCITED_UNSUPPORTED for s in flat),
         "statements_out_of_range": sum(s.flag == OUT_OF_RANGE for s in flat),
         "citations_counted": n_counted,
