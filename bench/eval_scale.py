@@ -29,8 +29,8 @@ def write_records(path: Path, n: int) -> None:
     from citetrain.synth.records import synth_records
 
     with open(path, "w", encoding="utf-8") as fh:
-        for start in range(0, n, 1000):  # synth_records(n) extends synth_records(m < n)
-            batch = synth_records(min(n, start + 1000), seed=0)[start:]
+        for start in range(0, n, 1000):  # one seeded stream, a piece at a time
+            batch = synth_records(min(n, start + 1000), seed=0, start=start)
             fh.writelines(json.dumps(r.to_dict()) + "\n" for r in batch)
 
 

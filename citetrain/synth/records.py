@@ -285,11 +285,13 @@ def _consistent(docs: list[Doc], plan: list[_Stmt]) -> bool:
     return True
 
 
-def synth_records(n: int, seed: int = 0, *, n_docs: tuple[int, int] = (4, 6)) -> list[Record]:
-    """``n`` seeded synthetic records (see the module docstring for the schema and cases).
+def synth_records(n: int, seed: int = 0, *, n_docs: tuple[int, int] = (4, 6),
+                  start: int = 0) -> list[Record]:
+    """Seeded synthetic records ``start .. n - 1`` (see the module docstring for the schema and
+    cases).
 
-    Record ``i`` depends only on ``(seed, i, n_docs)``: the same arguments give the same records
-    and a larger ``n`` extends a smaller one. ``n_docs = (lo, hi)`` bounds the passages per record;
+    Record ``i`` depends only on ``(seed, i, n_docs)``: the same arguments give the same records,
+    a larger ``n`` extends a smaller one, and ``start`` makes a long stream piece by piece. ``n_docs = (lo, hi)`` bounds the passages per record;
     ``lo >= 3`` leaves room for two relevant passages (split facts) and a distractor.
     """
     lo, hi = n_docs
@@ -300,7 +302,7 @@ def synth_records(n: int, seed: int = 0, *, n_docs: tuple[int, int] = (4, 6)) ->
         raise CitetrainError(f"{hi} passages per record: the synthetic world has "
                              f"{len(world.entities)} entities, one passage each at most")
     out = []
-    for i in range(n):
+    for i in range(start, n):
         rng = random.Random(f"citetrain-synth/{seed}/{i}/{lo}-{hi}")
         short: list[int] = []
         for _ in range(1000):

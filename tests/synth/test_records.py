@@ -184,3 +184,7 @@ def test_many_passages_per_record_and_sizes_the_world_cannot_make():
         synth_records(1, n_docs=(2000, 2000))
     with pytest.raises(CitetrainError, match=r"1250-1250 passages per record: .* holds about \d+ passages"):
         synth_records(1, n_docs=(1250, 1250))
+
+
+def test_a_long_stream_is_made_piece_by_piece():
+    assert synth_records(12, seed=5) == synth_records(7, seed=5) + synth_records(12, seed=5, start=7)
