@@ -1,6 +1,6 @@
 """The package's layering: every import (module level or inside a function) points down the flow
 
-    core (records, errors, config, io, text, llm, synth) → nli → analysis → metrics → builders
+    core (records, errors, config, io, text, llm, synth) → nli → analysis → metrics → builders / rewards
     → models → train → refine / judges → evaluation (checkpoints scored) / serve (a judge over HTTP)
     → cli / quickstart
 
@@ -19,7 +19,7 @@ LAYERS = [
     ("nli",),
     ("analysis",),
     ("metrics",),
-    ("builders",),
+    ("builders", "rewards"),
     ("models",),
     ("train",),
     ("refine", "judges"),
