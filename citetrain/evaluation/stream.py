@@ -139,6 +139,7 @@ def run_streamed(suite: Suite, opts: RunOptions, out: Path, size: int = CHUNK) -
             resumed.append(k)
         else:
             save_chunk(work, k, score_chunk(part, suite, engine))
+            engine.forget()  # the chunk's answers: memory flat in the records (the cache keeps them)
             scored.append(k)
         progress.update(len(part) * ranks.world)
     progress.close()
