@@ -47,3 +47,31 @@ def test_killed_eval_resumes_without_asking_a_finished_pair_again(tmp_path):
     assert without_run_details(ra) == without_run_details(rb)
     assert rb["info"]["engine"]["cache_hits"] == len(first)
     assert rb["info"]["engine"]["model_pairs"] == len(second) == len(whole) - len(first)
+
+
+def test_killed_streamed_eval_goes_on_from_its_finished_chunks(tmp_path):
+    """SIGKILL a chunked eval without an NLI cache part-way: the rerun asks the model only the
+    pairs of the chunks that had not finished, and writes the report of an uninterrupted run."""
+    from citetrain.evaluation.stream import work_dir
+
+    def args(name):
+        return ["eval", str(EXAMPLE), "--metrics", "alce,lenient", "--nli", "lexical", "--no-cache",
+                "--score-chunk", "1", "--out", str(tmp_path / name), "--no-progress"]
+
+    whole_log, first_log, second_log = (tmp_path / f"{n}.log" for n in ("whole", "first", "second"))
+    done = run_child("cli", args("whole"), child_env(tmp_path, CT_PAIRS_LOG=whole_log, CT_BATCH=2))
+    assert done.returncode == 0, done.stderr
+    whole = logged_pairs(whole_log)
+    kill_at_marker("cli", args("resumed"),
+                   child_env(tmp_path, CT_PAIRS_LOG=first_log, CT_BATCH=2, CT_STOP_AFTER=10))
+    finished = sorted(p.name for p in work_dir(tmp_path / "resumed").glob("chunk-*.json"))
+    assert finished and len(finished) < 5, finished  # killed after some chunks, before the last
+    again = run_child("cli", args("resumed"), child_env(tmp_path, CT_PAIRS_LOG=second_log, CT_BATCH=2))
+    assert again.returncode == 0, again.stderr
+    second = logged_pairs(second_log)
+    assert len(second) < len(whole)  # the finished chunks were not scored again
+    assert set(second) <= set(whole)
+    a, b = tmp_path / "whole", tmp_path / "resumed"
+    assert (a / "statements.jsonl").read_bytes() == (b / "statements.jsonl").read_bytes()
+    ra, rb = (json.loads((d / "report.json").read_text()) for d in (a, b))
+    assert without_run_details(ra) == without_run_details(rb)
