@@ -4,7 +4,6 @@ again; two processes give the report of one; a partial run with other settings i
 from __future__ import annotations
 
 import json
-import math
 import os
 import shutil
 import subprocess
@@ -18,6 +17,7 @@ from citetrain.evaluation import stream
 from citetrain.evaluation.inputs import RunOptions
 from citetrain.metrics.suites import Suite, SuiteData
 from citetrain.synth.records import synth_records
+from tests.approx import same
 
 REPO = Path(__file__).resolve().parents[2]
 METRICS = ["alce", "lenient", "aliice", "citeeval"]
@@ -40,14 +40,6 @@ def run(predictions: Path, out: Path, chunk: int) -> dict:
     return stream.run_streamed(suite, RunOptions(progress=False, cache=False), out, chunk)
 
 
-def _same(a, b) -> bool:
-    if isinstance(a, float) and isinstance(b, float):
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a == b
 
 
 def report(out: Path) -> dict:
@@ -63,7 +55,7 @@ def test_many_chunks_give_the_report_of_one(predictions, tmp_path, capsys):
     run(predictions, tmp_path / "one", 1000)
     a, b = tmp_path / "small", tmp_path / "one"
     assert (a / "statements.jsonl").read_bytes() == (b / "statements.jsonl").read_bytes()
-    assert _same(report(a), report(b))
+    assert same(report(a), report(b), abs_=1e-12)
     assert json.loads((a / "report.json").read_text())["info"]["score_chunks"] == 5
     assert not stream.work_dir(a).exists() and sorted(p.name for p in a.iterdir()) == [
         "report.json", "statements.jsonl", "table.txt"]
@@ -96,7 +88,7 @@ def test_a_stopped_run_goes_on_from_its_finished_chunks(predictions, tmp_path, m
     run(predictions, tmp_path / "whole", 3)
     a, b = tmp_path / "resumed", tmp_path / "whole"
     assert (a / "statements.jsonl").read_bytes() == (b / "statements.jsonl").read_bytes()
-    assert _same(report(a), report(b))
+    assert same(report(a), report(b), abs_=1e-12)
 
 
 def test_a_partial_run_with_other_settings_is_refused(predictions, tmp_path, monkeypatch):
@@ -129,4 +121,4 @@ def test_two_processes_give_the_report_of_one(predictions, tmp_path):
     assert two.stdout.count("wrote ") == 1  # the main process writes the report
     a, b = tmp_path / "one", tmp_path / "two"
     assert (a / "statements.jsonl").read_bytes() == (b / "statements.jsonl").read_bytes()
-    assert _same(report(a), report(b))
+    assert same(report(a), report(b), abs_=1e-12)

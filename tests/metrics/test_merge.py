@@ -2,7 +2,6 @@
 (citetrain.metrics.merge) gives the scores and the info of the metric on all records at once."""
 from __future__ import annotations
 
-import math
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ from citetrain.metrics.merge import add_sums, merge_info, partial_sums, scores_f
 from citetrain.metrics.registry import METRICS, get_metric
 from citetrain.nli.registry import make_engine
 from citetrain.synth.records import synth_records
+from tests.approx import same
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,14 +26,6 @@ CASES = [(name, {}) for name in METRICS] + [("aliice", {"semantics": "paper"}),
                                              ("citeeval", {"scenario": "full"})]
 
 
-def _same(a, b) -> bool:
-    if isinstance(a, float) and isinstance(b, float):
-        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9)
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a == b
 
 
 @pytest.mark.parametrize("name, options", CASES, ids=[f"{n}{'-' + str(o) if o else ''}" for n, o in CASES])
@@ -46,8 +38,8 @@ def test_chunks_merged_equal_the_whole(name, options):
         part = metric(recs[i:i + 3], make_engine("lexical", cache=False, progress=False), **options)
         total = add_sums(total, partial_sums(name, part))
         info = part.info if info is None else merge_info(info, part.info)
-    assert _same(scores_from_sums(total), whole.scores), (scores_from_sums(total), whole.scores)
-    assert _same(info, whole.info)
+    assert same(scores_from_sums(total), whole.scores), (scores_from_sums(total), whole.scores)
+    assert same(info, whole.info)
 
 
 def test_sums_by_hand():

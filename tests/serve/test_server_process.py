@@ -4,7 +4,6 @@ wrong types, without the token; the server stays up through all of them. Two wor
 from __future__ import annotations
 
 import json
-import math
 import os
 import socket
 import subprocess
@@ -19,6 +18,7 @@ httpx = pytest.importorskip("httpx", reason="pip install -e '.[test]'")
 pytest.importorskip("fastapi", reason="the server stack: pip install -e '.[serve]'")
 
 from tests.nli.tiny_models import build_bert_classifier  # noqa: E402
+from tests.approx import same  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "predictions.jsonl"
@@ -67,14 +67,6 @@ def _stop(proc) -> None:
         proc.kill()
 
 
-def _same(a, b) -> bool:
-    if isinstance(a, float) and isinstance(b, float):
-        return math.isclose(a, b, rel_tol=1e-6, abs_tol=1e-7)
-    if isinstance(a, dict) and isinstance(b, dict):
-        return a.keys() == b.keys() and all(_same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b))
-    return a == b
 
 
 @pytest.fixture(scope="module")
@@ -104,8 +96,8 @@ def test_the_server_scores_as_citetrain_judge_and_refuses_bad_requests(judge_mod
         assert all(a.status_code == 200 for a in answers), [a.text for a in answers]
         served = [row for a in answers[:len(answers) // 2] for rec in a.json()["records"]
                   for row in rec["statements"]]
-        assert _same(served, cli_rows)
-        assert _same(answers[0].json(), answers[len(answers) // 2].json())  # repeatable
+        assert same(served, cli_rows, rel=1e-6, abs_=1e-7)
+        assert same(answers[0].json(), answers[len(answers) // 2].json(), rel=1e-6, abs_=1e-7)  # repeatable
         assert httpx.get(f"{url}/health").json()["batches"] < len(answers)  # batched across clients
 
         def refused(content=None, json_body=None, headers=auth):
@@ -142,7 +134,7 @@ def test_two_workers_each_load_the_judge_once_and_score_the_same(judge_model, cl
         auth = {"Authorization": f"Bearer {TOKEN}"}
         r = httpx.post(f"{url}/score", json={"records": records}, headers=auth, timeout=120)
         assert r.status_code == 200
-        assert _same([row for rec in r.json()["records"] for row in rec["statements"]], cli_rows)
+        assert same([row for rec in r.json()["records"] for row in rec["statements"]], cli_rows, rel=1e-6, abs_=1e-7)
         pids = {httpx.get(f"{url}/health").json()["pid"] for _ in range(20)}
         assert proc.pid not in pids and len(pids) >= 1
     finally:
