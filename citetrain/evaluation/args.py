@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 MODEL_KINDS = ("auto", "generator", "refiner", "judge")
+SCORE_CHUNK = 1000  # records scored per saved chunk (citetrain.evaluation.stream)
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -21,8 +22,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--out", help="output folder (default eval_results/<name>)")
     p.add_argument("--cache", help="NLI cache file (default ~/.cache/citetrain/nli.sqlite for models)")
     p.add_argument("--no-cache", action="store_true", help="do not use the NLI cache")
-    p.add_argument("--score-chunk", type=int, default=1000, metavar="N",
-                   help="records scored per saved chunk (default 1000): memory stays flat, a killed "
+    p.add_argument("--score-chunk", type=int, default=SCORE_CHUNK, metavar="N",
+                   help=f"records scored per saved chunk (default {SCORE_CHUNK}): memory stays flat, a killed "
                    "run goes on from its finished chunks, processes share the chunks")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a suite key, e.g. --set nli=lexical:0.6 --set model.chunk=32")

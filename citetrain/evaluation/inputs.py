@@ -10,7 +10,7 @@ from pathlib import Path
 from citetrain.config import validate
 from citetrain.errors import CitetrainError
 from citetrain.io.readers import sha256_file
-from citetrain.evaluation.args import MODEL_OPTIONS
+from citetrain.evaluation.args import MODEL_OPTIONS, SCORE_CHUNK
 from citetrain.metrics.suites import Suite, SuiteData, SuiteModel, load_suite
 from citetrain.records import Record
 
@@ -25,7 +25,7 @@ class RunOptions:
     out: str | None = None
     cache: bool | str | None = None  # None: the suite's
     progress: bool = True
-    score_chunk: int = 1000  # records scored per saved chunk (citetrain.evaluation.stream)
+    score_chunk: int = SCORE_CHUNK
 
     @classmethod
     def from_args(cls, args: argparse.Namespace) -> "RunOptions":

@@ -21,25 +21,23 @@ from __future__ import annotations
 
 import json
 import shutil
-import time
+import sys
 from itertools import islice
 from pathlib import Path
 from typing import Any, Iterator
 
 from citetrain.errors import CitetrainError
+from citetrain.evaluation.args import SCORE_CHUNK
 from citetrain.evaluation.inputs import RunOptions, input_hashes
+from citetrain.io.readers import Problems, iter_records, require_file, summarize_skips
 from citetrain.io.writers import atomic_write_text, atomic_writer
 from citetrain.metrics.suites import Suite
 from citetrain.records import Record
-
-CHUNK = 1000
 
 
 def suite_records(suite: Suite, opts: RunOptions, notes: list[str]) -> Iterator[Record]:
     """Every data file's records in suite order, each file cut to its limit; a file's skipped
     records are added to ``notes`` once it is read."""
-    from citetrain.io.readers import Problems, iter_records, summarize_skips
-
     for d in suite.data:
         skip = d.skip_invalid if opts.skip_invalid is None else True
         problems = Problems(str(d.path), skip)
@@ -111,7 +109,7 @@ def save_chunk(work: Path, k: int, done: dict[str, Any]) -> None:
     atomic_write_text(work / f"chunk-{k:06d}.json", json.dumps(summary, default=str) + "\n")
 
 
-def run_streamed(suite: Suite, opts: RunOptions, out: Path, size: int = CHUNK) -> dict[str, Any]:
+def run_streamed(suite: Suite, opts: RunOptions, out: Path, size: int = SCORE_CHUNK) -> dict[str, Any]:
     """Score the suite's predictions in chunks (this process's share), then, on the main
     process, write the report; returns ``{"scored": [...], "resumed": [...]}`` chunk numbers."""
     from citetrain.builders.run import launcher_ranks
@@ -119,8 +117,6 @@ def run_streamed(suite: Suite, opts: RunOptions, out: Path, size: int = CHUNK) -
 
     if size < 1:
         raise CitetrainError(f"--score-chunk must be at least 1, got {size}")
-    from citetrain.io.readers import require_file
-
     for d in suite.data:
         require_file(d.path)
     ranks = launcher_ranks()
@@ -148,8 +144,6 @@ def run_streamed(suite: Suite, opts: RunOptions, out: Path, size: int = CHUNK) -
     ranks.barrier()
     if ranks.main:
         for note in notes:
-            import sys
-
             print(f"citetrain eval: {note}", file=sys.stderr)
         assemble(work, out, total, suite, notes)
         shutil.rmtree(work, ignore_errors=True)

@@ -110,7 +110,7 @@ def scores_from_sums(total: Mapping[str, Any]) -> dict[str, float]:
         elif how[0] == "bleu":
             from sacrebleu.metrics import BLEU
 
-            stats = [int(sums[f"bleu:{k}"]) for k in range(len([x for x in sums if x.startswith("bleu:")]))]
+            stats = [int(sums[f"bleu:{k}"]) for k in range(sum(x.startswith("bleu:") for x in sums))]
             out[key] = BLEU()._compute_score_from_stats(stats).score
     for key, how in total["spec"].items():  # F1s last: of the scores above
         if how[0] == "f1":

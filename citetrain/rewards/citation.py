@@ -37,11 +37,11 @@ from typing import Any, Callable, Sequence
 from citetrain.metrics.alce import alce
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Doc, Record
-from citetrain.text.marks import alce_ids, alce_remove
+from citetrain.io.formats import attach_marks
+from citetrain.text.marks import alce_ids, alce_remove, render_marks
 
 NAMES = ("recall", "precision", "wellformed", "preservation")
 _MARKS_ONLY = re.compile(r"^\s*(\[\d+\]\s*)*$")
-_FINAL = re.compile(r"([.!?]['\")\]]*)\s*$")
 
 
 def completion_text(completion: Any) -> str:
@@ -64,14 +64,12 @@ def as_docs(docs: Any) -> list[Doc]:
 
 def answer_with_marks(completion: str, statement: str | None) -> str:
     """The answer a completion stands for: itself, or ``statement`` with the completion's marks
-    placed before its final punctuation (a refiner's completion)."""
+    attached as the builders attach them (:func:`~citetrain.io.formats.attach_marks`: before the
+    final punctuation)."""
     if statement is None:
         return completion
-    marks = "".join(f"[{i}]" for i in alce_ids(completion))
-    if not marks:
-        return statement
-    m = _FINAL.search(statement)
-    return (statement[:m.start()] + " " + marks + m.group(1)) if m else f"{statement} {marks}"
+    ids = alce_ids(completion)
+    return attach_marks(statement, render_marks(ids)) if ids else statement
 
 
 class CitationRewards:

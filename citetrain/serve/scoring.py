@@ -62,6 +62,6 @@ def score_pairs(judge: Any, pairs: Sequence[Pair]) -> list[dict[str, Any]]:
 
 
 def _forget(judge: Any) -> None:
-    engine = getattr(judge, "engine", None)
-    if engine is not None and hasattr(engine, "forget"):
+    engine = getattr(judge, "engine", None)  # an NLI judge's; a generative judge has none
+    if engine is not None:
         engine.forget()
