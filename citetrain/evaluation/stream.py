@@ -12,8 +12,8 @@ unstreamed run (metric by metric, records in input order) and ``report.json`` wi
 records and results at a time, and the running sums.
 
 A killed run started again with the same inputs, metrics, options and NLI scores only the chunks
-that have no ``chunk-NNNNNN.json`` (``work/settings.json`` is checked first; other settings are
-refused with one line). Under ``accelerate launch -m citetrain.evaluation`` chunk ``k`` is scored
+that have no ``chunk-NNNNNN.json`` (``settings.json`` is checked first: a partial run with other
+settings is refused with one line; a folder without a finished chunk is simply started over). Under ``accelerate launch -m citetrain.evaluation`` chunk ``k`` is scored
 by process ``k mod N`` and the main process puts the report together, the same report as one
 process gives. The work folder is removed once the report is written.
 """
@@ -71,13 +71,12 @@ def settings(suite: Suite, opts: RunOptions, nli: str, size: int) -> dict[str, A
 def _check_settings(work: Path, wanted: dict[str, Any], main: bool) -> None:
     path = work / "settings.json"
     wanted = json.loads(json.dumps(wanted, default=str))
-    if path.is_file():
-        found = json.loads(path.read_text())
-        if found != wanted:
-            changed = sorted(k for k in set(found) | set(wanted) if found.get(k) != wanted.get(k))
-            raise CitetrainError(f"{work}: a partial run with other {', '.join(changed)} is there; "
-                                 "remove that folder to start again, or use another --out")
-    elif main:
+    found = json.loads(path.read_text()) if path.is_file() else None
+    if found is not None and found != wanted and any(work.glob("chunk-*.json")):
+        changed = sorted(k for k in set(found) | set(wanted) if found.get(k) != wanted.get(k))
+        raise CitetrainError(f"{work}: a partial run with other {', '.join(changed)} is there; "
+                             "remove that folder to start again, or use another --out")
+    if found != wanted and main:  # new, or a run that finished no chunk (e.g. stopped by bad input)
         atomic_write_text(path, json.dumps(wanted, indent=2) + "\n")  # makes the folder
 
 

@@ -92,11 +92,22 @@ def test_a_stopped_run_goes_on_from_its_finished_chunks(predictions, tmp_path, m
 
 
 def test_a_partial_run_with_other_settings_is_refused(predictions, tmp_path, monkeypatch):
-    def stop(work, k, done):
-        raise KeyboardInterrupt
+    real = stream.save_chunk
 
-    monkeypatch.setattr(stream, "save_chunk", stop)
-    with pytest.raises(KeyboardInterrupt):
+    def stopper(at):
+        def stop(work, k, done):
+            if k == at:
+                raise KeyboardInterrupt
+            real(work, k, done)
+        return stop
+
+    monkeypatch.setattr(stream, "save_chunk", stopper(0))
+    with pytest.raises(KeyboardInterrupt):  # stopped in chunk 0: nothing finished
+        run(predictions, tmp_path / "fresh", 3)
+    monkeypatch.setattr(stream, "save_chunk", real)
+    assert run(predictions, tmp_path / "fresh", 4)["resumed"] == []  # started over
+    monkeypatch.setattr(stream, "save_chunk", stopper(1))
+    with pytest.raises(KeyboardInterrupt):  # chunk 0 finished
         run(predictions, tmp_path / "o", 3)
     with pytest.raises(CitetrainError, match="a partial run with other score_chunk is there"):
         run(predictions, tmp_path / "o", 4)
