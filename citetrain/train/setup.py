@@ -145,6 +145,17 @@ def bf16_gpu(recipe: Recipe) -> bool:
     return torch.cuda.is_available() and torch.cuda.is_bf16_supported() and not recipe.train.use_cpu
 
 
+def attention_implementation(recipe: Recipe) -> str | None:
+    """``model.attn_implementation``, or with ``data.packing`` and none named,
+    ``sdpa_varlen`` (:mod:`citetrain.models.attention`: each packed example attended on its own
+    instead of sdpa's mask over the whole row); remote modeling code keeps its own default."""
+    from citetrain.models.attention import NAME
+
+    if recipe.model.attn_implementation or not recipe.data.packing or recipe.model.trust_remote_code:
+        return recipe.model.attn_implementation
+    return NAME
+
+
 def load_model(recipe: Recipe, path: str, local_rank: int):
     """The causal LM: 4-bit (each process's model on its own device, never ``auto``) for QLoRA."""
     import torch
@@ -152,8 +163,12 @@ def load_model(recipe: Recipe, path: str, local_rank: int):
 
     kwargs: dict[str, Any] = {"revision": recipe.model.revision, "dtype": torch_dtype(recipe),
                               "trust_remote_code": recipe.model.trust_remote_code}
-    if recipe.model.attn_implementation:
-        kwargs["attn_implementation"] = recipe.model.attn_implementation
+    impl = attention_implementation(recipe)
+    if impl:
+        from citetrain.models.attention import register
+
+        register(impl)
+        kwargs["attn_implementation"] = impl
     if recipe.method == "qlora":
         from transformers import BitsAndBytesConfig
 

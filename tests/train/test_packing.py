@@ -116,3 +116,18 @@ def test_trainer_from_sft_config_packs_padding_free(tmp_path):
     for a, b in zip(starts, starts[1:]):
         trained = labels[a:b][labels[a:b] != -100].tolist()
         assert trained and trained[-1] == eos and labels[a] == -100
+
+
+def test_packing_attends_per_example_by_default(tmp_path):
+    """With data.packing and no attention named, the model loads with ``sdpa_varlen``; a named
+    one, unpacked runs and remote modeling code keep theirs."""
+    from citetrain.models.attention import NAME
+    from citetrain.train.setup import attention_implementation, load_model
+
+    assert attention_implementation(recipe()) == NAME
+    assert attention_implementation(recipe(attn_implementation="eager")) == "eager"
+    assert attention_implementation(recipe(packing=False)) is None
+    assert attention_implementation(recipe(trust_remote_code=True)) is None
+    tiny_model("llama", "sdpa").save_pretrained(tmp_path / "m")
+    model = load_model(recipe(tmp_path), str(tmp_path / "m"), 0)
+    assert model.config._attn_implementation == NAME
