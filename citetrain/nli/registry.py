@@ -66,7 +66,10 @@ def make_engine(
 ) -> NLIEngine:
     """Engine for ``name``. ``cache``: a path, True for the default path, False for none; by
     default on for model backends and off for the lexical one (cheaper to compute than to look up).
+    ``batch_size``: pairs per engine call and, for the built-in model kinds, per model forward.
     """
+    if batch_size is not None and ALIASES.get(name, name).partition(":")[0] in BUILT_IN[1:]:
+        options.setdefault("batch_size", batch_size)
     backend = make_backend(name, **options)
     if cache is None:
         cache = not backend.is_baseline

@@ -210,3 +210,17 @@ def test_pair_refiner_support_reads_a_long_statement_cut(models):
     long = " ".join(["the cat sat on the mat ."] * 10)
     probs = support([PAIRS[0], ("the dog ran in the park .", long)])
     assert len(probs) == 2 and all(0.0 <= p <= 1.0 for p in probs)
+
+
+def test_engine_batch_size_reaches_the_model(models):
+    """``make_engine(batch_size=N)`` runs forwards of N pairs (it used to set only the engine's
+    chunk, leaving the model at the backend's default 16)."""
+    from citetrain.nli.registry import make_engine
+
+    engine = make_engine(f"classifier:{models['three']}", cache=False, batch_size=3, progress=False,
+                         device="cpu")
+    assert engine.batch_size == 3 and engine.backend.batch_size == 3
+    pairs = [(f"the cat sat on mat {i} .", "a cat sat .") for i in range(7)]
+    engine.score(pairs)
+    assert engine.stats.batches == 3
+    assert make_engine("lexical", batch_size=3).backend.batch_size == 1024  # not a model's
