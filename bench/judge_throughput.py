@@ -69,36 +69,16 @@ def load_records(n: int, synthetic: bool = False) -> tuple[list[Record], str]:
     return synth_records(n, seed=0), f"synthetic ({n}, seed 0)"
 
 
-def wordpiece_tokenizer(texts: list[str]):
-    """A BERT-style (lower-cased WordPiece, ``[CLS] A [SEP] B [SEP]``) fast tokenizer trained on
-    ``texts``."""
-    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
-    from transformers import PreTrainedTokenizerFast
-
-    tok = Tokenizer(models.WordPiece(unk_token="[UNK]"))
-    tok.normalizer = normalizers.BertNormalizer(lowercase=True)
-    tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
-    tok.decoder = decoders.WordPiece()
-    tok.train_from_iterator(texts, trainers.WordPieceTrainer(
-        vocab_size=MINILM["vocab_size"], show_progress=False,
-        special_tokens=["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"]))
-    cls, sep = tok.token_to_id("[CLS]"), tok.token_to_id("[SEP]")
-    tok.post_processor = processors.TemplateProcessing(
-        single="[CLS] $A [SEP]", pair="[CLS] $A [SEP] $B:1 [SEP]:1",
-        special_tokens=[("[CLS]", cls), ("[SEP]", sep)])
-    return PreTrainedTokenizerFast(tokenizer_object=tok, unk_token="[UNK]", pad_token="[PAD]",
-                                   cls_token="[CLS]", sep_token="[SEP]", mask_token="[MASK]",
-                                   model_max_length=MINILM["max_position_embeddings"],
-                                   model_input_names=["input_ids", "token_type_ids", "attention_mask"])
-
-
 def config_crossencoder(records: list[Record], out: Path, layers: int) -> str:
     """all-MiniLM-L6-v2's shape (``layers`` layers), random weights, fresh 3-way head, saved to
     ``out`` with a WordPiece tokenizer trained on the records' text."""
     from transformers import AutoModelForSequenceClassification, BertConfig
 
+    from tests.nli.tiny_models import train_tokenizer as wordpiece
+
     texts = [t for r in records for t in (r.question, r.output, *(d.text for d in r.docs)) if t]
-    tok = wordpiece_tokenizer(texts)
+    tok = wordpiece(texts, kind="wordpiece", style="bert", vocab_size=MINILM["vocab_size"])
+    tok.model_max_length = MINILM["max_position_embeddings"]
     cfg = BertConfig(**{**MINILM, "num_hidden_layers": layers}, num_labels=3, id2label=LABELS,
                      label2id={v: k for k, v in LABELS.items()}, pad_token_id=tok.pad_token_id)
     torch.manual_seed(0)
@@ -240,16 +220,6 @@ def device_name(device: str, threads: int) -> str:
     return f"CPU {platform.processor() or platform.machine()} ({threads} torch threads)"
 
 
-def write_json(path: str, data: dict) -> None:
-    """``data`` to ``path`` atomically (a temporary file in the same folder, then a rename)."""
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.", suffix=".tmp")
-    with os.fdopen(fd, "w") as fh:
-        json.dump(data, fh, indent=2)
-    os.replace(tmp, target)
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
@@ -382,11 +352,14 @@ def main() -> None:
           f"{g['prompts_per_s']:.2f} prompts/s, {g['new_tokens_per_s']:.1f} new tokens/s"
           + (f"; peak GPU memory {peak:.2f} GiB" if cuda else ""))
     if args.json:
-        write_json(args.json, {"device": device, "torch": torch.__version__,
+        from citetrain.io.writers import atomic_write_text
+
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(Path(args.json), json.dumps({"device": device, "torch": torch.__version__,
                                "transformers": transformers.__version__, "records": source,
                                "statements": n_statements, "crossencoder": what,
                                "batch_size": args.batch_size, "same_ratings": [same, len(a)],
-                               "peak_gpu_memory_gib": peak, "rows": rows})
+                               "peak_gpu_memory_gib": peak, "rows": rows}, indent=2))
     if args.agreement:
         if cuda:
             print("\n--agreement skipped: it compares int8 weights, which run on the CPU only")

@@ -17,10 +17,9 @@ import argparse
 import asyncio
 import os
 import platform
-import socket
 import statistics
-import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -29,34 +28,17 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from judge_throughput import crossencoder_path, load_records  # noqa: E402
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from judge_throughput import MINILM, crossencoder_path, load_records  # noqa: E402
 
 
 def start_server(path: str, workers: int, threads: int, extra: list[str], log: Path):
-    import httpx
+    from tests.serve.process import start_server as start
 
-    port = free_port()
-    cmd = [sys.executable, "-m", "citetrain.cli.main", "serve", f"crossencoder:{path}", "--port",
-           str(port), "--workers", str(workers), "--threads", str(max(1, threads // workers)),
-           "--timeout", "600", *extra]
-    proc = subprocess.Popen(cmd, stdout=log.open("w"), stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(600):
-        if proc.poll() is not None:
-            raise SystemExit(f"the server stopped: {log.read_text()[-2000:]}")
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("the server did not start in 120 s")
+    try:
+        return start([f"crossencoder:{path}", "--workers", str(workers), "--threads",
+                      str(max(1, threads // workers)), "--timeout", "600", *extra], log, 120)
+    except RuntimeError as exc:
+        raise SystemExit(str(exc)) from None
 
 
 async def load(url: str, bodies: list[dict], clients: int, seconds: float) -> dict:
@@ -112,13 +94,16 @@ def main() -> None:
     ap.add_argument("--workers", default="1", help="comma-separated worker counts, one row each")
     ap.add_argument("--threads", type=int, default=2, help="torch threads in all (split among workers)")
     ap.add_argument("--records", type=int, default=40)
-    ap.add_argument("--crossencoder", help="a trained cross-encoder folder")
+    ap.add_argument("--crossencoder", help="a trained cross-encoder folder, or 'config' (MiniLM's "
+                    "shape, random weights)")
     ap.add_argument("--dtype", help="fp32 (default) or int8, for the server and the baseline")
     ap.add_argument("--union-first", action="store_true")
     args = ap.parse_args()
 
     records, source = load_records(args.records)
-    path, what = crossencoder_path(args.crossencoder)
+    tmp = tempfile.TemporaryDirectory(prefix="citetrain-serve-bench-")
+    path, what = crossencoder_path(args.crossencoder, records, Path(tmp.name),
+                                   MINILM["num_hidden_layers"])
     options = {k: v for k, v in (("dtype", args.dtype), ("union_first", args.union_first or None))
                if v is not None}
     extra = (["--dtype", args.dtype] if args.dtype else []) + (["--union-first"] if args.union_first else [])

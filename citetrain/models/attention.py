@@ -13,26 +13,25 @@ with a cache, dropout) is plain ``sdpa``. Measured on an H200 by ``bench/gpu_tra
 """
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any
 
 NAME = "sdpa_varlen"
 
 
-def _varlen_kernel() -> Any:
+@functools.lru_cache(maxsize=None)
+def _varlen_kernel() -> tuple[Any, dict[str, Any], bool] | None:
+    """``varlen_attn``, its causal-masking arguments and whether it takes ``enable_gqa`` (its
+    signature moved between torch releases); ``None`` before torch 2.10. Looked up once, not on
+    every layer's call."""
     try:
         from torch.nn.attention.varlen import varlen_attn
     except ImportError:  # torch < 2.10
         return None
-    return varlen_attn
-
-
-def _causal_kwargs(kernel: Any) -> dict[str, Any]:
-    """Causal masking in the installed ``varlen_attn``'s own terms (its signature moved)."""
-    params = inspect.signature(kernel).parameters
-    if "window_size" in params:
-        return {"window_size": (-1, 0)}
-    return {"is_causal": True}
+    params = inspect.signature(varlen_attn).parameters
+    causal = {"window_size": (-1, 0)} if "window_size" in params else {"is_causal": True}
+    return varlen_attn, causal, "enable_gqa" in params
 
 
 def _per_segment(q, k, v, cu, scaling: float | None, groups: int):
@@ -66,21 +65,21 @@ def varlen_attention_forward(module: Any, query, key, value, attention_mask, dro
                                       scaling=scaling, is_causal=is_causal, **kwargs)
     q, k, v = (t[0].transpose(0, 1) for t in (query, key, value))  # (T, H, D)
     groups = q.shape[1] // k.shape[1]
-    kernel = _varlen_kernel() if q.is_cuda else None
-    if kernel is None:
+    found = _varlen_kernel() if q.is_cuda else None
+    if found is None:
         out = _per_segment(q, k, v, cu.to(q.device), scaling, groups)
     else:
-        params = inspect.signature(kernel).parameters
-        if groups > 1 and "enable_gqa" not in params:
+        kernel, causal, takes_gqa = found
+        if groups > 1 and not takes_gqa:
             k, v = k.repeat_interleave(groups, dim=1), v.repeat_interleave(groups, dim=1)
-        extra = {"enable_gqa": True} if groups > 1 and "enable_gqa" in params else {}
+        extra = {"enable_gqa": True} if groups > 1 and takes_gqa else {}
         cu = cu.to(device=q.device, dtype=torch.int32)
         width = int(kwargs.get("max_length_q") or int((cu[1:] - cu[:-1]).max()))
         # the flash kernel takes fp16 / bf16 only: fp32 activations (QLoRA upcasts the norms)
         # run in bf16 and come back in their own dtype
         dtype = q.dtype if q.dtype in (torch.float16, torch.bfloat16) else torch.bfloat16
         out = kernel(*(t.to(dtype).contiguous() for t in (q, k, v)), cu, cu, width, width,
-                     scale=scaling, **_causal_kwargs(kernel), **extra).to(q.dtype)
+                     scale=scaling, **causal, **extra).to(q.dtype)
     return out.unsqueeze(0), None
 
 

@@ -27,11 +27,11 @@ def train_tokenizer(
 ):
     """A fast tokenizer trained on ``corpus``.
 
-    ``kind``: ``"wordlevel"`` (whitespace and punctuation split) or ``"bpe"`` (Metaspace, like
-    SentencePiece). ``style``: ``"t5"`` (``<pad>`` 0, ``</s>`` 1, ``<unk>`` 2; ``</s>`` appended)
+    ``kind``: ``"wordlevel"`` (whitespace and punctuation split), ``"bpe"`` (Metaspace, like
+    SentencePiece) or ``"wordpiece"`` (lower-cased, BERT's normalizer and pre-tokenizer). ``style``: ``"t5"`` (``<pad>`` 0, ``</s>`` 1, ``<unk>`` 2; ``</s>`` appended)
     or ``"bert"`` (``[PAD] [UNK] [CLS] [SEP]``; ``[CLS] a [SEP] b [SEP]`` with segment ids).
     """
-    from tokenizers import Tokenizer, decoders, models, pre_tokenizers, processors, trainers
+    from tokenizers import Tokenizer, decoders, models, normalizers, pre_tokenizers, processors, trainers
     from transformers import PreTrainedTokenizerFast
 
     specials = ["<pad>", "</s>", "<unk>"] if style == "t5" else ["[PAD]", "[UNK]", "[CLS]", "[SEP]"]
@@ -45,6 +45,13 @@ def train_tokenizer(
         tok.pre_tokenizer = pre_tokenizers.Metaspace()
         tok.decoder = decoders.Metaspace()
         trainer = trainers.BpeTrainer(vocab_size=vocab_size, special_tokens=specials)
+    elif kind == "wordpiece":
+        tok = Tokenizer(models.WordPiece(unk_token=unk))
+        tok.normalizer = normalizers.BertNormalizer(lowercase=True)
+        tok.pre_tokenizer = pre_tokenizers.BertPreTokenizer()
+        tok.decoder = decoders.WordPiece()
+        trainer = trainers.WordPieceTrainer(vocab_size=vocab_size, special_tokens=specials,
+                                            show_progress=False)
     else:
         raise ValueError(f"unknown tokenizer kind {kind!r}")
     tok.train_from_iterator(list(corpus), trainer)

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -19,6 +17,7 @@ pytest.importorskip("fastapi", reason="the server stack: pip install -e '.[serve
 
 from tests.nli.tiny_models import build_bert_classifier  # noqa: E402
 from tests.approx import same  # noqa: E402
+from tests.serve.process import start_server  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "predictions.jsonl"
@@ -31,32 +30,11 @@ def judge_model(tmp_path_factory) -> Path:
     return build_bert_classifier(tmp_path_factory.mktemp("judge") / "model", LEVELS)
 
 
-def _port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 def _start(model: Path, tmp: Path, *extra: str):
-    port = _port()
     env = {**os.environ, "HF_HUB_OFFLINE": "1"}
     env.pop("CITETRAIN_SERVE_TOKEN", None)
-    log = open(tmp / f"serve-{port}.log", "w")
-    proc = subprocess.Popen([sys.executable, "-m", "citetrain.cli.main", "serve",
-                             f"crossencoder:{model}", "--port", str(port), "--token", TOKEN,
-                             "--max-body-bytes", "300000", "--max-passages", "50", *extra],
-                            stdout=log, stderr=subprocess.STDOUT, env=env, cwd=tmp)
-    url = f"http://127.0.0.1:{port}"
-    for _ in range(240):
-        if proc.poll() is not None:
-            raise AssertionError((tmp / f"serve-{port}.log").read_text())
-        try:
-            if httpx.get(f"{url}/health", timeout=1).status_code == 200:
-                return proc, url
-        except httpx.HTTPError:
-            time.sleep(0.25)
-    proc.kill()
-    raise AssertionError("the server did not answer /health in 60 s")
+    return start_server([f"crossencoder:{model}", "--token", TOKEN, "--max-body-bytes", "300000",
+                         "--max-passages", "50", *extra], tmp / "serve.log", 60, env=env, cwd=tmp)
 
 
 def _stop(proc) -> None:
