@@ -58,8 +58,10 @@ QWEN2_1_5B = dict(hidden_size=1536, intermediate_size=8960, num_hidden_layers=28
                   tie_word_embeddings=True, max_position_embeddings=32768, rms_norm_eps=1e-6)
 
 
-def load_records(n: int, synthetic: bool = False) -> tuple[list[Record], str]:
-    src = REPO.parent / "shared" / "data" / "expertqa" / "annotated_splits" / "rand_val.jsonl"
+def load_records(n: int, synthetic: bool = False,
+                 expertqa: Path | None = None) -> tuple[list[Record], str]:
+    """ExpertQA answers (``expertqa``, or rand_val from ``../shared/data``) or synthetic ones."""
+    src = expertqa or REPO.parent / "shared" / "data" / "expertqa" / "annotated_splits" / "rand_val.jsonl"
     if src.exists() and not synthetic:
         from citetrain.io.readers import read_records
 
@@ -237,6 +239,8 @@ def main() -> None:
     ap.add_argument("--gen-prompts", type=int, help="records for the generative judge "
                     "(default: all on CPU, 128 on CUDA)")
     ap.add_argument("--synthetic", action="store_true", help="synthetic records even if ExpertQA is there")
+    ap.add_argument("--expertqa", type=Path, default=None,
+                    help="an ExpertQA annotated split (default: rand_val from ../shared/data)")
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--smoke", action="store_true", help="a seconds-long CPU run (for the tests)")
     ap.add_argument("--agreement", action="store_true",
@@ -275,7 +279,7 @@ def main() -> None:
     print(f"device: {device} | torch {torch.__version__} | transformers {transformers.__version__} | "
           f"cross-encoder dtypes: {', '.join(ce_dtypes)}; generative: "
           f"{'bfloat16' if args.gen_shape == '1.5b' else 'float32'}")
-    records, source = load_records(args.records, args.synthetic)
+    records, source = load_records(args.records, args.synthetic, args.expertqa)
     n_statements = sum(len(statements(r.output, first_line_only=False)) for r in records)
     statements("Warm up the sentence splitter. Done.")
     tmp = tempfile.TemporaryDirectory(prefix="citetrain-bench-")

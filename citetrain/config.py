@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Sequence, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -41,6 +41,12 @@ def _fields_at(model: type[BaseModel], loc: tuple[Any, ...]) -> list[str]:
     return list(getattr(current, "model_fields", {}))
 
 
+def did_you_mean(word: str, known: Sequence[str]) -> str:
+    """``"; did you mean 'x'?"`` for the closest of ``known``, or ``""``."""
+    close = difflib.get_close_matches(str(word), list(known), n=1)
+    return f"; did you mean '{close[0]}'?" if close else ""
+
+
 def format_errors(model: type[BaseModel], exc: ValidationError) -> list[str]:
     """One readable line per pydantic error, with suggestions for unknown keys."""
     out = []
@@ -49,8 +55,7 @@ def format_errors(model: type[BaseModel], exc: ValidationError) -> list[str]:
         where = ".".join(str(p) for p in loc) or "(top level)"
         if err["type"] == "extra_forbidden":
             known = _fields_at(model, loc[:-1])
-            close = difflib.get_close_matches(str(loc[-1]), known, n=1)
-            hint = f"; did you mean '{close[0]}'?" if close else f"; known keys: {', '.join(known)}"
+            hint = did_you_mean(str(loc[-1]), known) or f"; known keys: {', '.join(known)}"
             out.append(f"{where}: unknown key{hint}")
         else:
             out.append(f"{where}: {err['msg']}")

@@ -9,8 +9,10 @@ from tqdm.auto import tqdm
 
 def generate_texts(model: Any, tokenizer: Any, prompts: Sequence[str], *, max_new_tokens: int = 32,
                    batch_size: int = 8, max_length: int | None = None, synced_gpus: bool = False,
-                   n_batches: int | None = None, progress: bool = False) -> list[str]:
-    """Greedy continuations of ``prompts`` (special tokens removed), in order.
+                   n_batches: int | None = None, progress: bool = False,
+                   temperature: float | None = None) -> list[str]:
+    """Greedy continuations of ``prompts`` (special tokens removed), in order; sampled at
+    ``temperature`` when one is given (seed torch first for repeatable samples).
 
     Prompts are cut from the left to ``max_length - max_new_tokens`` tokens. ``n_batches`` pads
     the work with repeats of the last batch so that every process runs as many forward passes
@@ -34,7 +36,9 @@ def generate_texts(model: Any, tokenizer: Any, prompts: Sequence[str], *, max_ne
                             max_length=limit, add_special_tokens=True)
             enc = {key: v.to(model.device) for key, v in enc.items() if key != "token_type_ids"}
             with torch.no_grad():
-                ids = model.generate(**enc, max_new_tokens=max_new_tokens, do_sample=False,
+                sampling = ({"do_sample": True, "temperature": temperature, "top_k": 0}
+                            if temperature else {"do_sample": False})
+                ids = model.generate(**enc, max_new_tokens=max_new_tokens, **sampling,
                                      pad_token_id=tokenizer.pad_token_id,
                                      eos_token_id=tokenizer.eos_token_id, synced_gpus=synced_gpus)
             if k < real:

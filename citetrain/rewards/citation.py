@@ -17,6 +17,10 @@ message's content.
   without it; all 0 when the cited passages do not entail);
 * ``wellformed`` = 0 for an empty completion, and for a refiner completion that is anything but
   marks; else 1 − (marks out of range) / (marks), 1 without marks;
+* ``gold`` (column ``gold``: the reference ids of a refiner example) = F1 of the completion's
+  ids against the reference ids, 2·|pred ∩ gold| / (|pred| + |gold|), 1 when both are empty
+  (a statement no document supports, answered ``[]``), 0 when only one is, and 0 for a
+  completion that is anything but marks (text with no mark must not pass for ``[]``);
 * ``preservation`` (refiners that rewrite a whole answer; column ``original``) = the similarity of
   the completion's words to the original's, marks removed on both sides
   (``difflib.SequenceMatcher.ratio`` over word lists: 2·matches / total words).
@@ -40,8 +44,8 @@ from citetrain.records import Doc, Record
 from citetrain.io.formats import attach_marks
 from citetrain.text.marks import alce_ids, alce_remove, render_marks
 
-NAMES = ("recall", "precision", "wellformed", "preservation")
-_MARKS_ONLY = re.compile(r"^\s*(\[\d+\]\s*)*$")
+NAMES = ("recall", "precision", "wellformed", "preservation", "gold")
+_MARKS_ONLY = re.compile(r"^\s*(\[\d*\]\s*)*$")  # ``[]`` is a refiner's "no document"
 
 
 def completion_text(completion: Any) -> str:
@@ -136,6 +140,19 @@ class CitationRewards:
             n = len(as_docs(docs[i]))
             bad = sum(1 for k in ids if not 1 <= k <= n)
             out.append(1.0 - bad / len(ids) if ids else 1.0)
+        return out
+
+    def gold(self, prompts: Sequence[Any], completions: Sequence[Any], gold: Sequence[Sequence[int]],
+             **_: Any) -> list[float]:
+        """F1 of the completion's ids against the ``gold`` ids (1 when both are empty)."""
+        out = []
+        for c, g in zip(completions, gold):
+            text = completion_text(c)
+            pred, ref = set(alce_ids(text)), set(int(k) for k in g or [])
+            if not _MARKS_ONLY.match(text):
+                out.append(0.0)
+            else:
+                out.append(1.0 if not pred and not ref else 2 * len(pred & ref) / (len(pred) + len(ref)))
         return out
 
     def preservation(self, prompts: Sequence[Any], completions: Sequence[Any],

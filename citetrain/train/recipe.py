@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from citetrain.config import ConfigError, apply_overrides, load_yaml, validate
+from citetrain.config import ConfigError, apply_overrides, did_you_mean, load_yaml, validate
 from citetrain.metrics.registry import METRICS
 from citetrain.models.tiny import TinySpec
 from citetrain.nli.hints import HINT_MODES
@@ -31,6 +31,7 @@ class ModelSection(_Section):
     gradient_checkpointing: bool = False
     dropout: float | None = Field(default=None, ge=0.0, lt=1.0)  # kind crossencoder: every
     # dropout layer of the encoder set to this (None: the model's own)
+    adapter: str | None = None  # a trained LoRA adapter folder (an SFT run's final/) to go on from
 
 
 class LoraSection(_Section):
@@ -109,6 +110,29 @@ class EvalSection(_Section):
     stack: Literal["none", "lexical"] = "none"
 
 
+REWARD_NAMES = ("recall", "precision", "wellformed", "preservation", "gold")
+
+
+class RLSection(_Section):
+    """``kind: grpo`` / ``kind: dpo``: what the prompts ask for, and the citation rewards
+    (:mod:`citetrain.rewards.citation`) with their weights."""
+
+    task: Literal["refiner", "generator"] = "refiner"
+    rewards: dict[str, float] = Field(default_factory=lambda: {
+        "recall": 1.0, "precision": 1.0, "wellformed": 0.5})
+    nli: str = "lexical"  # the NLI engine the recall / precision rewards ask
+    nli_options: dict[str, Any] = Field(default_factory=dict)
+    at_most_citations: int | None = Field(default=3, ge=1)
+    beta: float | None = Field(default=None, ge=0.0)  # KL coefficient (trl's default per trainer)
+    # grpo
+    num_generations: int = Field(default=4, ge=2)  # group size
+    max_completion_length: int = Field(default=32, ge=1)
+    temperature: float = Field(default=1.0, gt=0.0)
+    # dpo: preference pairs (citetrain.builders.preferences)
+    rejected: Literal["perturbed", "original", "sampled"] = "perturbed"
+    samples: int = Field(default=4, ge=2)  # rejected: sampled, completions drawn per prompt
+
+
 class LoggingSection(_Section):
     report_to: list[Literal["wandb", "trackio", "tensorboard", "none"]] = Field(
         default_factory=lambda: ["none"])
@@ -134,7 +158,7 @@ class Recipe(_Section):
     """A training run: what to train, on what, how, how to score it and how to launch it."""
 
     name: str
-    kind: Literal["refiner", "generator", "judge", "crossencoder"]
+    kind: Literal["refiner", "generator", "judge", "crossencoder", "grpo", "dpo"]
     method: Literal["lora", "qlora", "full"] = "lora"
     model: ModelSection
     lora: LoraSection = Field(default_factory=LoraSection)
@@ -142,6 +166,7 @@ class Recipe(_Section):
     data: DataSection
     train: TrainSection
     eval: EvalSection = Field(default_factory=EvalSection)
+    rl: RLSection | None = None
     logging: LoggingSection = Field(default_factory=LoggingSection)
     launch: LaunchSection = Field(default_factory=LaunchSection)
     hub: HubSection = Field(default_factory=HubSection)
@@ -174,6 +199,7 @@ def cross_field_errors(r: Recipe) -> list[str]:
                     f"of eval.steps ({r.eval.steps}) to keep the best checkpoint")
     errs += _direction_errors(r)
     errs += _crossencoder_errors(r)
+    errs += _rl_errors(r)
     if r.hub.push and not r.hub.repo_id:
         errs.append("hub.push needs hub.repo_id")
     if "none" in r.logging.report_to and len(r.logging.report_to) > 1:
@@ -262,6 +288,48 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
     return errs
 
 
+def task_of(r: Recipe) -> str:
+    """What the trained model does: ``kind``, or ``rl.task`` for ``kind: grpo`` / ``dpo``."""
+    return (r.rl or RLSection()).task if r.kind in ("grpo", "dpo") else r.kind
+
+
+def _rl_errors(r: Recipe) -> list[str]:
+    """Rules of ``kind: grpo`` / ``kind: dpo`` and of ``model.adapter``."""
+    errs = []
+    if r.kind not in ("grpo", "dpo"):
+        if r.rl is not None:
+            errs.append(f"rl is for kind grpo or dpo (kind is {r.kind})")
+    else:
+        rl = r.rl or RLSection()
+        unknown = [n for n in rl.rewards if n not in REWARD_NAMES]
+        if unknown:
+            errs += [f"rl.rewards: unknown reward {n!r}{did_you_mean(n, REWARD_NAMES)}; choose "
+                     f"from {', '.join(REWARD_NAMES)}" for n in unknown]
+        if r.kind == "grpo" and not rl.rewards:
+            errs.append("rl.rewards: give at least one reward with its weight")
+        if rl.task == "generator" and "preservation" in rl.rewards:
+            errs.append("rl.rewards: preservation compares a refiner's rewrite with its input; "
+                        "rl.task is generator")
+        if r.kind == "grpo":
+            batch = r.train.batch_size * r.train.grad_accum * r.launch.num_processes
+            if batch % rl.num_generations:
+                errs.append(f"rl.num_generations ({rl.num_generations}) must divide the "
+                            f"completions of one step: train.batch_size x train.grad_accum x "
+                            f"launch.num_processes = {batch}")
+        if r.data.packing:
+            errs.append(f"data.packing is for supervised kinds; kind {r.kind} trains on "
+                        "sampled or paired completions")
+        if r.model.tiny is not None and r.model.adapter is None:
+            errs.append(f"kind {r.kind} starts from a trained model: give model.name_or_path "
+                        "(and model.adapter for an SFT adapter), not model.tiny")
+    if r.model.adapter is not None:
+        if r.method == "full":
+            errs.append("model.adapter goes on training a LoRA adapter: method lora or qlora")
+        if r.kind == "crossencoder":
+            errs.append("model.adapter is for causal LMs, not kind crossencoder")
+    return errs
+
+
 def _resolve_labelled(entry: str, bases: tuple[Path, ...]) -> str:
     """``PATH`` or ``FORMAT:PATH`` with PATH resolved like the recipe's other paths."""
     from citetrain.train.pairs import source_formats
@@ -281,7 +349,8 @@ def _resolve(recipe: Recipe, path: str | Path) -> Recipe:
     """A relative path in a recipe is kept when it exists from the current folder; otherwise it
     is taken from the recipe's folder or its parent (the repository root for ``recipes/``)."""
     here = Path(path).resolve().parent
-    for obj, key in ((recipe.data, "dataset"), (recipe.data, "build"), (recipe.launch, "config_file")):
+    for obj, key in ((recipe.data, "dataset"), (recipe.data, "build"), (recipe.launch, "config_file"),
+                     (recipe.model, "adapter")):
         value = getattr(obj, key)
         if not value or Path(value).is_absolute() or Path(value).exists():
             continue

@@ -6,14 +6,12 @@ process builds missing data and the tiny base model, the others wait.
 from __future__ import annotations
 
 import argparse
-import shutil
 from pathlib import Path
 from typing import Any
 
 from citetrain.errors import CitetrainError
 from citetrain.train import setup as S
 from citetrain.train.recipe import Recipe, load_recipe
-from citetrain.train.resume import resume_point
 
 
 def check_completion_mask(dataset: Any, eos_id: int, n: int = 32) -> None:
@@ -56,90 +54,30 @@ def train(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, An
         from citetrain.train.crossencoder import train_crossencoder
 
         return train_crossencoder(recipe, extra_callbacks)
-    import torch
-    from accelerate import PartialState
+    if recipe.kind == "grpo":
+        from citetrain.train.grpo import train_grpo
+
+        return train_grpo(recipe, extra_callbacks)
+    if recipe.kind == "dpo":
+        from citetrain.train.dpo import train_dpo
+
+        return train_dpo(recipe, extra_callbacks)
+    return train_sft(recipe, extra_callbacks)
+
+
+def train_sft(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, Any]:
+    """Supervised fine-tuning (trl's ``SFTTrainer``, loss on the completion only)."""
     from trl import SFTTrainer
 
-    from citetrain.train.callbacks import AdapterCheckCallback, CitationScoreCallback, check_adapter
+    from citetrain.train.session import prepare, train_and_save
 
-    state = PartialState(cpu=recipe.train.use_cpu or not torch.cuda.is_available())
-    out = Path(recipe.train.output_dir)
-    out.mkdir(parents=True, exist_ok=True)
-    with state.main_process_first():
-        data_path = S.ensure_dataset(recipe, state.is_main_process)
-    train_set, eval_set = S.load_splits(recipe, data_path)
-    with state.main_process_first():
-        base = S.base_model_path(recipe, train_set, state.is_main_process)
-    identity = S.run_identity(recipe, state.num_processes)
-    ckpt = resume_point(recipe, out, identity)
-    if state.is_main_process:
-        shutil.rmtree(out / "final.tmp", ignore_errors=True)  # left by a killed run
-    state.wait_for_everyone()
-    if state.is_main_process:
-        S.write_json(out / "citetrain_run.json", identity)
-    tokenizer = S.load_tokenizer(recipe, base)
-    train_set = S.drop_long(train_set, tokenizer, recipe.data.max_length, "train")
-    eval_set = S.drop_long(eval_set, tokenizer, recipe.data.max_length, "eval")
-    model = S.load_model(recipe, base, state.local_process_index)
-    callbacks: list[Any] = list(extra_callbacks)
-    scorer = None
-    records = S.load_records(data_path)
-    eval_small = None
-    if eval_set is not None and recipe.eval.enabled:
-        eval_small = eval_set.select(S.whole_records(eval_set["id"], recipe.eval.subset))
-        if records:
-            from citetrain.nli.registry import make_engine
-
-            engine = make_engine(recipe.eval.nli, progress=False, **recipe.eval.nli_options)
-            scorer = CitationScoreCallback(
-                recipe.kind, [dict(r) for r in eval_small], records, tokenizer, recipe.eval.metrics,
-                engine, max_new_tokens=recipe.eval.max_new_tokens,
-                batch_size=recipe.eval.batch_size, max_length=recipe.data.max_length)
-            callbacks.append(scorer)
-        elif state.is_main_process:
-            print(f"[citetrain] no records.jsonl beside {data_path}: in-loop citation scoring "
-                  "is off (rebuild the data with `citetrain build`)", flush=True)
-    args = S.sft_config(recipe, eval_small is not None)
-    trainer = SFTTrainer(model=model, args=args, train_dataset=train_set,
-                         eval_dataset=eval_small, processing_class=tokenizer,
-                         peft_config=S.peft_config(recipe), callbacks=callbacks)
-    from citetrain.train.console import use_log_lines
-
-    use_log_lines(trainer)
-    if scorer is not None:
-        scorer.trainer = trainer
-    if recipe.method == "qlora" and not args.bf16:
-        # trl casts a quantized model's adapter to bf16; without bf16 autocast (CPU, fp32 compute)
-        # generation would then mix dtypes: keep the trainable weights in fp32
-        for p in trainer.model.parameters():
-            if p.requires_grad and p.dtype != torch.float32:
-                p.data = p.data.float()
-    check_completion_mask(trainer.train_dataset, tokenizer.eos_token_id)
-    n_trainable = sum(1 for _, p in trainer.model.named_parameters() if p.requires_grad)
-    if recipe.method != "full":
-        trainer.add_callback(AdapterCheckCallback(n_trainable))
-    result = trainer.train(resume_from_checkpoint=ckpt)
-    final = out / "final"
-    staging = final.with_name(final.name + ".tmp")  # every process saves into it (ZeRO-3 gathers)
-    trainer.save_model(str(staging))
-    summary: dict[str, Any] = {"final": str(final), "steps": trainer.state.global_step,
-                               "train_loss": result.training_loss, "resumed_from": ckpt,
-                               "losses": [h["loss"] for h in trainer.state.log_history if "loss" in h],
-                               "in_loop": scorer.history if scorer else [],
-                               "best_checkpoint": trainer.state.best_model_checkpoint}
-    state.wait_for_everyone()
-    if state.is_main_process:
-        from citetrain.io.writers import replace_dir
-
-        tokenizer.save_pretrained(str(staging))
-        if recipe.method != "full":
-            summary["adapter_tensors"], summary["adapter_bytes"] = check_adapter(staging, n_trainable)
-        replace_dir(staging, final)  # a kill before here leaves the previous final/ in place
-        from citetrain.train.card import publish
-
-        publish(final, recipe, data_path, summary, base, trainer, tokenizer, out)
-    state.wait_for_everyone()
-    return summary
+    s = prepare(recipe, extra_callbacks)
+    args = S.sft_config(recipe, s.eval_small is not None)
+    trainer = SFTTrainer(model=s.model, args=args, train_dataset=s.train_set,
+                         eval_dataset=s.eval_small, processing_class=s.tokenizer,
+                         peft_config=S.peft_config(recipe), callbacks=s.callbacks)
+    check_completion_mask(trainer.train_dataset, s.tokenizer.eos_token_id)
+    return train_and_save(s, trainer)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -71,13 +71,16 @@ def load_splits(recipe: Recipe, path: Path):
     return train, evals
 
 
-def drop_long(dataset: Any, tokenizer: Any, max_length: int, what: str) -> Any:
-    """Examples whose prompt + completion (+ EOS) fit ``max_length`` tokens; the others are
-    dropped and counted (a cut completion would train without its end)."""
+def drop_long(dataset: Any, tokenizer: Any, max_length: int, what: str,
+              completion_key: str | None = "completion") -> Any:
+    """Examples whose prompt + ``completion_key`` text (+ EOS) fit ``max_length`` tokens (the
+    prompt alone with ``None``); the others are dropped and counted (a cut completion would
+    train without its end)."""
     if dataset is None:
         return None
-    lengths = [len(ids) + 1 for ids in tokenizer(
-        [p + c for p, c in zip(dataset["prompt"], dataset["completion"])])["input_ids"]]
+    texts = ([p + c for p, c in zip(dataset["prompt"], dataset[completion_key])]
+             if completion_key else list(dataset["prompt"]))
+    lengths = [len(ids) + 1 for ids in tokenizer(texts)["input_ids"]]
     keep = [i for i, n in enumerate(lengths) if n <= max_length]
     if len(keep) < len(dataset):
         print(f"[citetrain] {what}: dropped {len(dataset) - len(keep)} of {len(dataset)} examples "
@@ -186,7 +189,20 @@ def load_model(recipe: Recipe, path: str, local_rank: int):
 
         model = prepare_model_for_kbit_training(
             model, use_gradient_checkpointing=recipe.model.gradient_checkpointing)
+    if recipe.model.adapter:
+        model = load_adapter(model, recipe.model.adapter)
     return model
+
+
+def load_adapter(model: Any, folder: str):
+    """``model`` with the LoRA adapter saved in ``folder`` (an earlier run's ``final/``), trainable:
+    the run goes on training it (the trainers then get no ``peft_config``; GRPO and DPO keep a
+    frozen copy as their reference model)."""
+    from peft import PeftModel
+
+    if not (Path(folder) / "adapter_config.json").is_file():
+        raise CitetrainError(f"model.adapter: {folder} holds no LoRA adapter (adapter_config.json)")
+    return PeftModel.from_pretrained(model, folder, is_trainable=True)
 
 
 def load_tokenizer(recipe: Recipe, path: str):
@@ -200,7 +216,9 @@ def load_tokenizer(recipe: Recipe, path: str):
 
 
 def peft_config(recipe: Recipe):
-    if recipe.method == "full":
+    """The LoRA config of a new adapter; ``None`` for method full and with ``model.adapter``
+    (its saved config goes on)."""
+    if recipe.method == "full" or recipe.model.adapter:
         return None
     from peft import LoraConfig
 
@@ -285,11 +303,17 @@ def sft_config(recipe: Recipe, has_eval: bool):
                   "code masks by position_ids (as transformers' own models do); use "
                   "model.attn_implementation: flash_attention_2 or data.packing: false if unsure",
                   flush=True)
-    e = recipe.eval
-    if e.best_metric and has_eval and e.enabled:
-        kwargs.update(load_best_model_at_end=True, metric_for_best_model=f"eval_{e.best_metric}",
-                      greater_is_better=best_direction(recipe))
+    kwargs.update(best_checkpoint_kwargs(recipe, has_eval))
     return SFTConfig(**kwargs)
+
+
+def best_checkpoint_kwargs(recipe: Recipe, has_eval: bool) -> dict[str, Any]:
+    """The arguments that keep the best checkpoint by ``eval.best_metric`` (none when unset)."""
+    e = recipe.eval
+    if not (e.best_metric and has_eval and e.enabled):
+        return {}
+    return dict(load_best_model_at_end=True, metric_for_best_model=f"eval_{e.best_metric}",
+                greater_is_better=best_direction(recipe))
 
 
 def run_identity(recipe: Recipe, world: int) -> dict[str, Any]:

@@ -78,3 +78,20 @@ def test_mix_gives_functions_and_weights_for_trl():
     assert weights == [1.0, 0.5, 0.25]
     with pytest.raises(ValueError, match="unknown or no reward"):
         rewards().mix(recal=1.0)
+
+
+def test_an_empty_id_list_is_a_wellformed_refiner_answer():
+    r = rewards()
+    statement = ["Bananas are blue."] * 3
+    got = r.wellformed([], [" []", "[] [2]", "[x]"], docs=[DOCS] * 3, statement=statement)
+    assert got == [1.0, 1.0, 0.0]  # "[]" means "no document"; "[x]" is not marks
+
+
+def test_gold_reward_is_the_f1_of_ids_by_hand():
+    r = rewards()
+    got = r.gold([], [" [1][3]", " [2]", " []", " []", " [1]", "no marks", "see [1]"],
+                 gold=[[1, 2], [2], [], [3], [], [], [1]])
+    # [1][3] vs {1,2}: 1 shared -> 2*1/(2+2) = 0.5; exact -> 1; both empty -> 1;
+    # nothing predicted for {3} -> 0; [1] where none is right -> 0; text is not marks -> 0,
+    # even where its ids would match
+    assert got == pytest.approx([0.5, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0])
