@@ -47,6 +47,7 @@ import torch  # noqa: E402
 from transformers import TrainerCallback  # noqa: E402
 
 from bench.gpu_train import LLAMA3_8B, SMOKE, build_model, device_line, quiet  # noqa: E402
+from bench.nli_engine import BIG  # noqa: E402
 from bench.train_throughput import build_data  # noqa: E402
 from citetrain.train import setup as S  # noqa: E402
 from citetrain.train.recipe import load_recipe  # noqa: E402
@@ -56,9 +57,9 @@ QWEN2_1_5B = dict(hidden_size=1536, intermediate_size=8960, num_hidden_layers=28
                   num_attention_heads=12, num_key_value_heads=2, vocab_size=151936,
                   max_position_embeddings=32768, rope_theta=1000000.0, rms_norm_eps=1e-6)
 SHAPES = {"llama8b": LLAMA3_8B, "qwen1.5b": QWEN2_1_5B}
-T5 = {"t5-large": dict(d_model=1024, d_ff=2816, d_kv=64, num_layers=24, num_heads=16),
-      "t5-xxl": dict(d_model=4096, d_ff=10240, d_kv=64, num_layers=24, num_heads=64),
-      "t5-tiny": dict(d_model=32, d_ff=64, d_kv=8, num_layers=2, num_heads=4)}  # --smoke
+# TRUE's T5 shapes (bench/nli_engine.py), and a tiny one for --smoke
+T5 = {f"t5-{k}": v for k, v in BIG.items()} | {
+    "t5-tiny": {"d_model": 32, "d_ff": 64, "d_kv": 8, "num_layers": 2, "num_heads": 4}}
 
 
 def sync() -> float:
@@ -108,7 +109,7 @@ def t5_nli(shape: str, texts: list[str], folder: Path, device: str, vocab: int) 
     from citetrain.models.tiny import train_tokenizer
 
     tok = train_tokenizer(texts + ["premise: hypothesis: 0 1"], vocab)
-    cfg = T5Config(vocab_size=len(tok), feed_forward_proj="gated-gelu", **T5[shape],
+    cfg = T5Config(vocab_size=len(tok), feed_forward_proj="relu", **T5[shape],
                    pad_token_id=tok.pad_token_id, eos_token_id=tok.eos_token_id,
                    decoder_start_token_id=tok.pad_token_id, tie_word_embeddings=False)
     torch.manual_seed(0)
