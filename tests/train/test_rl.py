@@ -74,9 +74,13 @@ def test_dpo_on_sampled_pairs_lowers_its_loss_and_widens_its_margin(tmp_path, to
     assert sum(margins[-5:]) / 5 > sum(margins[:5]) / 5 + 0.05, margins
 
 
-def test_dpo_on_perturbed_pairs_and_a_resumed_grpo_run(tmp_path, toy_sft):
+def test_dpo_on_perturbed_pairs_generator_prompts_and_a_resumed_grpo_run(tmp_path, toy_sft):
     summary = train(load_recipe(rl_recipe(tmp_path, toy_sft, "dpo"), ["train.max_steps=4"]))
     assert summary["steps"] == 4 and summary["margins"]
+    # rl.task generator: a completion is a whole answer, rewarded against the record's docs
+    gen = train(load_recipe(rl_recipe(tmp_path / "gen", toy_sft, "grpo"),
+                            ["train.max_steps=2", "rl.task=generator"]))
+    assert gen["steps"] == 2 and len(gen["rewards"]) == 2
     path = rl_recipe(tmp_path, toy_sft, "grpo")
     first = train(load_recipe(path, ["train.max_steps=2", "train.save_steps=2"]))
     assert first["resumed_from"] is None
