@@ -83,7 +83,7 @@ def dpo_config(recipe: Recipe, has_eval: bool):
 
 
 def train_dpo(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str, Any]:
-    """One DPO run; the summary of :func:`citetrain.train.session.train_and_save` with the
+    """One DPO run; the summary of :func:`citetrain.train.session.train_and_save`, with the
     chosen-minus-rejected reward margin of every logged step (``margins``)."""
     from trl import DPOTrainer
 
@@ -96,7 +96,4 @@ def train_dpo(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[str
                          train_dataset=train_set, eval_dataset=eval_set,
                          processing_class=s.tokenizer, peft_config=S.peft_config(recipe),
                          callbacks=s.callbacks)
-    summary = train_and_save(s, trainer)
-    summary["margins"] = [h["rewards/margins"] for h in trainer.state.log_history
-                          if "rewards/margins" in h]
-    return summary
+    return train_and_save(s, trainer)

@@ -133,9 +133,10 @@ def train_and_save(s: Session, trainer: Any) -> dict[str, Any]:
                                "losses": [h["loss"] for h in history if "loss" in h],
                                "in_loop": s.scorer.history if s.scorer else [],
                                "best_checkpoint": trainer.state.best_model_checkpoint}
-    rewards = [h["reward"] for h in history if "reward" in h]
-    if rewards:
-        summary["rewards"] = rewards
+    for key, name in (("reward", "rewards"), ("rewards/margins", "margins")):  # GRPO, DPO
+        values = [h[key] for h in history if key in h]
+        if values:
+            summary[name] = values
     s.state.wait_for_everyone()
     if s.main:
         from citetrain.io.writers import replace_dir

@@ -105,3 +105,11 @@ def test_grpo_on_two_processes_over_gloo(tmp_path, toy_sft):
     assert summary["steps"] == 3 and summary["rewards"]
     tensors, size = check_adapter(out / "final", summary["adapter_tensors"])
     assert tensors > 0 and size > 0
+
+
+def test_grpo_with_full_fine_tuning(tmp_path, toy_sft):
+    sets = ["train.max_steps=2", "train.batch_size=8", "method=full", "lora.enabled=false",
+            "model.adapter=null"]  # every weight of the base; no adapter
+    summary = train(load_recipe(rl_recipe(tmp_path, toy_sft, "grpo"), sets))
+    assert summary["steps"] == 2 and len(summary["rewards"]) == 2
+    assert (Path(summary["final"]) / "model.safetensors").is_file()
