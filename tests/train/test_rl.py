@@ -113,3 +113,18 @@ def test_grpo_with_full_fine_tuning(tmp_path, toy_sft):
     summary = train(load_recipe(rl_recipe(tmp_path, toy_sft, "grpo"), sets))
     assert summary["steps"] == 2 and len(summary["rewards"]) == 2
     assert (Path(summary["final"]) / "model.safetensors").is_file()
+
+
+def test_grpo_with_qlora_from_the_sft_adapter(tmp_path, toy_sft):
+    pytest.importorskip("bitsandbytes", reason="pip install -e '.[qlora]'")
+    data, _ = toy_sft  # bitsandbytes' CPU kernels refuse the 32-wide toy: tiny-cpu's 64-wide model
+    sft = {"data.dataset": data, "train.output_dir": tmp_path / "sft64", "train.max_steps": 6,
+           "train.save_steps": 1000, "eval.enabled": "false", "eval.best_metric": "null",
+           "train.batch_size": 8, "train.resume": "never"}
+    train(load_recipe(REPO / "recipes" / "tiny-cpu.yaml", [f"{k}={v}" for k, v in sft.items()]))
+    sets = ["train.max_steps=2", "train.batch_size=8", "method=qlora",
+            "quantization.load_in_4bit=true", "quantization.compute_dtype=fp32"]
+    summary = train(load_recipe(rl_recipe(tmp_path, (data, tmp_path / "sft64"), "grpo"), sets))
+    assert summary["steps"] == 2 and len(summary["rewards"]) == 2
+    tensors, size = check_adapter(Path(summary["final"]), summary["adapter_tensors"])
+    assert tensors > 0 and size > 0
