@@ -45,6 +45,7 @@ def rl_recipe(tmp: Path, toy_sft, kind: str, **rl) -> Path:
                         "batch_size": 16, "logging_steps": 1, "save_steps": 1000, "use_cpu": True},
               "eval": {"steps": 1000, "subset": 20, "max_new_tokens": 6, "batch_size": 20},
               "rl": {"task": "refiner", "num_generations": 4, "max_completion_length": 6, **rl}}
+    tmp.mkdir(parents=True, exist_ok=True)
     path = tmp / f"{kind}.yaml"
     path.write_text(yaml.safe_dump(recipe))
     return path
