@@ -3,7 +3,8 @@
 * :func:`reward_columns`: each example with the columns the citation rewards
   (:mod:`citetrain.rewards.citation`) read: ``docs`` (the record's passages), and for a refiner's
   per-statement examples ``statement`` (the statement's text, marks removed) and ``gold`` (the
-  reference ids of its completion).
+  reference ids of its completion); an ``original`` column of the examples (the answer a
+  refiner rewrites, for the ``preservation`` reward) is kept.
 * :func:`preference_pairs`: DPO's ``prompt`` / ``chosen`` / ``rejected`` rows. ``chosen`` is the
   example's gold completion; ``rejected`` is, by ``rejected``:
 
@@ -61,6 +62,8 @@ def reward_columns(examples: Iterable[dict[str, Any]], records: dict[str, Record
         if task == "refiner":
             row["statement"] = _statement(rec, ex["unit"]).text
             row["gold"] = P.parse_ids(ex["completion"])
+        if "original" in ex:
+            row["original"] = ex["original"]
         rows.append(row)
     return rows
 

@@ -20,7 +20,7 @@ def reward_dataset(examples: Any, records: dict[str, Any], rl: RLSection) -> Any
         raise CitetrainError("kind grpo scores completions against the records' passages: no "
                              "records.jsonl beside the dataset (rebuild it with `citetrain build`)")
     rows = reward_columns(examples, records, rl.task)
-    if "preservation" in rl.rewards and not all("original" in ex for ex in examples):
+    if "preservation" in rl.rewards and not all("original" in r for r in rows):
         raise CitetrainError("rl.rewards: preservation needs an `original` column in the dataset")
     return datasets.Dataset.from_list(rows)
 

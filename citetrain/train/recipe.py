@@ -15,6 +15,7 @@ from citetrain.config import ConfigError, apply_overrides, did_you_mean, load_ya
 from citetrain.metrics.registry import METRICS
 from citetrain.models.tiny import TinySpec
 from citetrain.nli.hints import HINT_MODES
+from citetrain.rewards.citation import NAMES as REWARD_NAMES
 
 
 class _Section(BaseModel):
@@ -110,9 +111,6 @@ class EvalSection(_Section):
     stack: Literal["none", "lexical"] = "none"
 
 
-REWARD_NAMES = ("recall", "precision", "wellformed", "preservation", "gold")
-
-
 class RLSection(_Section):
     """``kind: grpo`` / ``kind: dpo``: what the prompts ask for, and the citation rewards
     (:mod:`citetrain.rewards.citation`) with their weights."""
@@ -128,7 +126,7 @@ class RLSection(_Section):
     num_generations: int = Field(default=4, ge=2)  # group size
     max_completion_length: int = Field(default=32, ge=1)
     temperature: float = Field(default=1.0, gt=0.0)
-    # dpo: preference pairs (citetrain.builders.preferences)
+    # dpo: preference pairs (citetrain.builders.rl_sets)
     rejected: Literal["perturbed", "original", "sampled"] = "perturbed"
     samples: int = Field(default=4, ge=2)  # rejected: sampled, completions drawn per prompt
 

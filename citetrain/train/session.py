@@ -1,6 +1,6 @@
 """What every causal-LM run shares, whatever its trainer (SFT, GRPO, DPO): the data, the base
 model and its tokenizer, resuming, the in-loop citation scorer, and saving ``final/`` with its
-card. :func:`prepare` before building the trainer, :func:`finish` after training."""
+card. :func:`prepare` before building the trainer, :func:`train_and_save` to run it."""
 from __future__ import annotations
 
 import shutil

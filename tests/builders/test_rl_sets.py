@@ -24,6 +24,8 @@ def test_reward_columns_carry_docs_statement_and_gold():
                                {"title": "C", "text": "Bananas are yellow."}]
     assert [r["statement"] for r in rows] == ["Paris is in France.", "Bananas are yellow."]
     assert [r["gold"] for r in rows] == [[1], [3]]
+    kept = reward_columns([{**REFINER[0], "original": "Paris is in France [2]."}], RECORDS, "refiner")
+    assert kept[0]["original"] == "Paris is in France [2]."  # for the preservation reward
     gen = reward_columns([{"id": "r1", "unit": "response", "prompt": "P", "completion": " x"}],
                          RECORDS, "generator")
     assert set(gen[0]) == {"id", "unit", "prompt", "docs"}
