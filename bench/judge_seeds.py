@@ -49,38 +49,50 @@ def spread(values: list[float]) -> str:
     return f"{statistics.mean(values):.3f} ± {sd:.3f}"
 
 
+def print_table(rows: dict[str, list[Path]], dataset: Path, margin: float = 0.03,
+                alone: tuple[str, ...] = ()) -> bool:
+    """Print per source lexical and each row's mean ± sd over its runs, the seeds' values, and
+    whether the last row clears the bar; returns whether it does. Rows named in ``alone`` read
+    stacked judges without their stack."""
+    figs = {name: {str(r): figures(Path(r), dataset, name in alone) for r in runs}
+            for name, runs in rows.items()}
+    first = next(iter(next(iter(figs.values())).values()))
+    sources = sorted(first, key=lambda s: (s not in MAIN, MAIN.index(s) if s in MAIN else 0, s))
+    print(f"{'source':<18}{'lexical':>9}" + "".join(f"{n:>24}" for n in figs))
+    means = {}
+    for src in sources:
+        lex = first[src]["lexical"]
+        cells = []
+        for name, runs in figs.items():
+            vals = [f[src]["model"] for f in runs.values() if src in f]
+            means[name, src] = statistics.mean(vals)
+            cells.append(f"{spread(vals):>24}")
+        print(f"{src:<18}{lex:>9.3f}" + "".join(cells))
+    print("\nper seed:")
+    for name, runs in figs.items():
+        for run, f in runs.items():
+            print(f"  {name:<10}{run:<40}" + "  ".join(f"{s} {f[s]['model']:.3f}" for s in sources if s in f))
+    last = list(figs)[-1]
+    wins = {s: means[last, s] - first[s]["lexical"] for s in MAIN if s in first}
+    ok = all(d > 0 for d in wins.values()) and wins.get("wice", -1) >= margin
+    print(f"\n{last} minus lexical: " + ", ".join(f"{s} {d:+.3f}" for s, d in wins.items())
+          + f"; target (above on all three, WiCE by {margin}) {'met' if ok else 'not met'}")
+    return ok
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--row", action="append", required=True, metavar="NAME=RUN[,RUN...]")
     ap.add_argument("--dataset", default=str(REPO / "data" / "judge-crossencoder-tok" / "dataset"))
     ap.add_argument("--margin", type=float, default=0.03)
     args = ap.parse_args()
-    rows = {}
+    rows, alone = {}, []
     for spec in args.row:
         name, _, runs = spec.partition("=")
-        alone = name.endswith(":alone")  # NAME:alone=RUNS: stacked judges read without the stack
-        rows[name] = {r: figures(Path(r), Path(args.dataset), alone) for r in runs.split(",") if r}
-    first = next(iter(next(iter(rows.values())).values()))
-    sources = sorted(first, key=lambda s: (s not in MAIN, MAIN.index(s) if s in MAIN else 0, s))
-    print(f"{'source':<18}{'lexical':>9}" + "".join(f"{n:>24}" for n in rows))
-    means = {}
-    for src in sources:
-        lex = first[src]["lexical"]
-        cells = []
-        for name, runs in rows.items():
-            vals = [f[src]["model"] for f in runs.values() if src in f]
-            means[name, src] = statistics.mean(vals)
-            cells.append(f"{spread(vals):>24}")
-        print(f"{src:<18}{lex:>9.3f}" + "".join(cells))
-    print("\nper seed:")
-    for name, runs in rows.items():
-        for run, f in runs.items():
-            print(f"  {name:<10}{run:<40}" + "  ".join(f"{s} {f[s]['model']:.3f}" for s in sources if s in f))
-    last = list(rows)[-1]
-    wins = {s: means[last, s] - first[s]["lexical"] for s in MAIN if s in first}
-    ok = all(d > 0 for d in wins.values()) and wins.get("wice", -1) >= args.margin
-    print(f"\n{last} minus lexical: " + ", ".join(f"{s} {d:+.3f}" for s, d in wins.items())
-          + f"; target (above on all three, WiCE by {args.margin}) {'met' if ok else 'not met'}")
+        if name.endswith(":alone"):  # NAME:alone=RUNS: stacked judges read without the stack
+            alone.append(name)
+        rows[name] = [Path(r) for r in runs.split(",") if r]
+    print_table(rows, Path(args.dataset), args.margin, tuple(alone))
 
 
 if __name__ == "__main__":

@@ -293,7 +293,7 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         if heldout is not None and recipe.eval.card:
             from citetrain.train.judge_card import heldout_figures
 
-            summary["heldout"] = heldout_figures(final, heldout)
+            summary["heldout"] = heldout_figures(final, heldout, out / "heldout_scores.jsonl")
         summary["model_bytes"] = sum(f.stat().st_size for f in final.iterdir() if f.is_file())
         publish(final, recipe, data_path, summary, recipe.model.name_or_path, trainer, tokenizer, out)
     state.wait_for_everyone()

@@ -23,10 +23,14 @@ def auc(res: dict[str, Any]) -> float:
     return float(res.get("roc_auc_mean", res.get("roc_auc", float("nan"))))
 
 
-def heldout_figures(final: str | Path, validation: Any) -> dict[str, Any]:
+def heldout_figures(final: str | Path, validation: Any,
+                    scores_to: str | Path | None = None) -> dict[str, Any]:
     """``{"sources": [{source, pairs, claims, model, lexical}], "throughput": {...}}`` for the
     model saved at ``final`` on the validation split (columns premise, hypothesis, label, group,
-    source)."""
+    source). ``scores_to``: also write every pair's scores there as JSON lines (source, group,
+    label, the model's expected level, lexical recall's, the stacked one when saved), so that
+    other ways of reading the judge (ensembles, other metrics) can be computed without the
+    model."""
     import torch
 
     from citetrain.metrics.meta import meta_evaluate
@@ -49,6 +53,8 @@ def heldout_figures(final: str | Path, validation: Any) -> dict[str, Any]:
     stack = model.backend.saved_stack
     stacked = ([stack.expected(r.expected, x) for r, x in zip(alone, baseline)]
                if stack is not None else None)
+    if scores_to is not None:
+        write_scores(scores_to, validation, scored, baseline, stacked)
     sources = []
     for name, idx in sorted(rows.items()):
         lab = [labels[i] for i in idx]
@@ -64,6 +70,24 @@ def heldout_figures(final: str | Path, validation: Any) -> dict[str, Any]:
         sources.append(row)
     return {"sources": sources, "throughput": throughput(final, pairs, len(pairs) / seconds,
                                                          str(model.backend.device))}
+
+
+def write_scores(path: str | Path, validation: Any, scored: list[float], baseline: list[float],
+                 stacked: list[float] | None) -> None:
+    """Per-pair held-out scores as JSON lines, written atomically."""
+    import json
+
+    from citetrain.io.writers import atomic_write_text
+
+    lines = []
+    for i, (src, grp, lab) in enumerate(zip(validation["source"], validation["group"],
+                                            validation["label"])):
+        row = {"source": src.partition(":")[0], "group": grp, "label": int(lab),
+               "model": scored[i], "lexical": baseline[i]}
+        if stacked is not None:
+            row["stacked"] = stacked[i]
+        lines.append(json.dumps(row))
+    atomic_write_text(path, "\n".join(lines) + "\n")
 
 
 def throughput(final: str | Path, pairs: list[tuple[str, str]], pairs_per_s: float,

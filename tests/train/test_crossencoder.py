@@ -554,6 +554,16 @@ def test_a_stacked_judge_is_fitted_on_held_out_claims_and_read_stacked(tiny_bert
     assert held and all("stacked" in s for s in held)
     card = (final / "README.md").read_text()
     assert "stacked with lexical" in card
+    # every held-out pair's scores are saved beside the summary, and give its figures again
+    from citetrain.metrics.meta import meta_evaluate
+    from citetrain.train.judge_card import auc
+
+    rows = [json.loads(x) for x in (final.parent / "heldout_scores.jsonl").read_text().splitlines()]
+    assert len(rows) == held[0]["pairs"] and {r["source"] for r in rows} == {"attributionbench"}
+    labels, groups = [r["label"] for r in rows], [r["group"] for r in rows]
+    for key in ("model", "lexical", "stacked"):
+        got = auc(meta_evaluate([r[key] for r in rows], labels, groups))
+        assert round(got, 4) == held[0][key]
 
 
 def test_best_metric_loss_keeps_the_lowest_loss_checkpoint(tiny_bert, tmp_path):
