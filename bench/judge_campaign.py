@@ -201,14 +201,14 @@ def main() -> None:
         collect([j["name"] for j in todo], out, dest)
     failed = run_all(todo, out, args.base, args.set, args.parallel, args.threads, human,
                      Path(args.built).resolve(), dest)
-    from judge_seeds import print_table
+    from judge_seeds import figures, print_table
 
     rows: dict[str, list[Path]] = {}
     for job in todo:
         if (out / job["name"] / "train_summary.json").is_file():
             rows.setdefault(job["row"], []).append(out / job["name"])
     if rows:
-        print_table({name: runs for name, runs in rows.items()}, human)
+        print_table({name: {str(r): figures(r, human) for r in runs} for name, runs in rows.items()})
     if failed:
         sys.exit(f"[campaign] failed: {', '.join(failed)} (logs: OUT/NAME/run.log)")
 

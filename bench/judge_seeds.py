@@ -44,18 +44,53 @@ def figures(run: Path, dataset: Path, alone: bool = False) -> dict[str, dict[str
             for s in held["sources"]}
 
 
+def combined(runs: list[Path], how: str) -> dict[str, dict[str, dict[str, float]]]:
+    """Figures of other readings of the runs, from the per-pair held-out scores they saved
+    (``heldout_scores.jsonl``): ``lexmean`` (each run's expected level averaged with lexical
+    recall's, (e + r) / 2: a parameter-free hybrid), ``ensemble`` (one judge: the runs' expected
+    levels averaged pair by pair) or ``ensemble+lexmean`` (that averaged with lexical recall)."""
+    from citetrain.metrics.meta import meta_evaluate
+    from citetrain.train.judge_card import auc
+
+    tables = [[json.loads(x) for x in (r / "heldout_scores.jsonl").read_text().splitlines()]
+              for r in runs]
+    if how.startswith("ensemble"):
+        keys = [[(x["source"], x["group"], x["label"]) for x in t] for t in tables]
+        if any(k != keys[0] for k in keys):
+            raise SystemExit("ensemble: the runs scored different held-out pairs")
+        mean = [statistics.mean(t[i]["model"] for t in tables) for i in range(len(tables[0]))]
+        tables = [[dict(x, model=m) for x, m in zip(tables[0], mean)]]
+        labels = ["+".join(r.name for r in runs)]
+    else:
+        labels = [str(r) for r in runs]
+    out = {}
+    for label, rows in zip(labels, tables):
+        by: dict[str, list[dict]] = {}
+        for x in rows:
+            by.setdefault(x["source"], []).append(x)
+        figs = {}
+        for src, xs in by.items():
+            lab, grp = [x["label"] for x in xs], [x["group"] for x in xs]
+            if len(set(lab)) < 2:
+                continue
+            score = [(x["model"] + x["lexical"]) / 2 if how.endswith("lexmean") else x["model"]
+                     for x in xs]
+            figs[src] = {"model": round(auc(meta_evaluate(score, lab, grp)), 4),
+                         "lexical": round(auc(meta_evaluate([x["lexical"] for x in xs], lab, grp)), 4)}
+        out[label] = figs
+    return out
+
+
 def spread(values: list[float]) -> str:
     sd = statistics.stdev(values) if len(values) > 1 else 0.0
     return f"{statistics.mean(values):.3f} ± {sd:.3f}"
 
 
-def print_table(rows: dict[str, list[Path]], dataset: Path, margin: float = 0.03,
-                alone: tuple[str, ...] = ()) -> bool:
-    """Print per source lexical and each row's mean ± sd over its runs, the seeds' values, and
-    whether the last row clears the bar; returns whether it does. Rows named in ``alone`` read
-    stacked judges without their stack."""
-    figs = {name: {str(r): figures(Path(r), dataset, name in alone) for r in runs}
-            for name, runs in rows.items()}
+def print_table(figs: dict[str, dict[str, dict[str, dict[str, float]]]],
+                margin: float = 0.03, target: str | None = None) -> bool:
+    """Print per source lexical and each row's mean ± sd over its runs (``{row: {run: figures}}``),
+    the runs' values, and whether row ``target`` (default: the last) clears the bar in the mean
+    over its runs; returns whether it does."""
     first = next(iter(next(iter(figs.values())).values()))
     sources = sorted(first, key=lambda s: (s not in MAIN, MAIN.index(s) if s in MAIN else 0, s))
     print(f"{'source':<18}{'lexical':>9}" + "".join(f"{n:>24}" for n in figs))
@@ -71,8 +106,8 @@ def print_table(rows: dict[str, list[Path]], dataset: Path, margin: float = 0.03
     print("\nper seed:")
     for name, runs in figs.items():
         for run, f in runs.items():
-            print(f"  {name:<10}{run:<40}" + "  ".join(f"{s} {f[s]['model']:.3f}" for s in sources if s in f))
-    last = list(figs)[-1]
+            print(f"  {name:<24}{run:<44}" + "  ".join(f"{s} {f[s]['model']:.3f}" for s in sources if s in f))
+    last = target or list(figs)[-1]
     wins = {s: means[last, s] - first[s]["lexical"] for s in MAIN if s in first}
     ok = all(d > 0 for d in wins.values()) and wins.get("wice", -1) >= margin
     print(f"\n{last} minus lexical: " + ", ".join(f"{s} {d:+.3f}" for s, d in wins.items())
@@ -85,14 +120,19 @@ def main() -> None:
     ap.add_argument("--row", action="append", required=True, metavar="NAME=RUN[,RUN...]")
     ap.add_argument("--dataset", default=str(REPO / "data" / "judge-crossencoder-tok" / "dataset"))
     ap.add_argument("--margin", type=float, default=0.03)
+    ap.add_argument("--combine", action="append", default=[],
+                    choices=("lexmean", "ensemble", "ensemble+lexmean"),
+                    help="also print each row read this way (from the runs' heldout_scores.jsonl)")
     args = ap.parse_args()
-    rows, alone = {}, []
+    figs = {}
     for spec in args.row:
-        name, _, runs = spec.partition("=")
-        if name.endswith(":alone"):  # NAME:alone=RUNS: stacked judges read without the stack
-            alone.append(name)
-        rows[name] = [Path(r) for r in runs.split(",") if r]
-    print_table(rows, Path(args.dataset), args.margin, tuple(alone))
+        name, _, names = spec.partition("=")
+        runs = [Path(r) for r in names.split(",") if r]
+        # NAME:alone=RUNS: stacked judges read without the stack
+        figs[name] = {str(r): figures(r, Path(args.dataset), name.endswith(":alone")) for r in runs}
+        for how in args.combine:
+            figs[f"{name}:{how}"] = combined(runs, how)
+    print_table(figs, args.margin, args.row[-1].partition("=")[0])
 
 
 if __name__ == "__main__":

@@ -1,0 +1,60 @@
+"""bench/judge_seeds.py (issue 14): other readings of trained judges from their saved per-pair
+held-out scores — each run averaged with lexical recall, and the runs' ensemble — with ROC-AUCs
+computed by hand."""
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "bench"))
+
+import judge_seeds as js  # noqa: E402
+
+LEXICAL = [0.1, 0.8, 0.3, 0.6]
+LABELS = [2, 2, 0, 0]  # two supported claims, two not
+
+
+def run(tmp_path: Path, name: str, model: list[float], groups=("g1", "g2", "g3", "g4")) -> Path:
+    folder = tmp_path / name
+    folder.mkdir()
+    rows = [{"source": "ab", "group": g, "label": y, "model": m, "lexical": x}
+            for g, y, m, x in zip(groups, LABELS, model, LEXICAL)]
+    (folder / "heldout_scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def test_lexical_mean_and_ensemble_by_hand(tmp_path):
+    a = run(tmp_path, "a", [0.9, 0.2, 0.4, 0.1])  # model alone: 3 of 4 pos/neg pairs ordered
+    b = run(tmp_path, "b", [0.3, 0.7, 0.2, 0.4])  # 3 of 4 as well
+    lex = js.combined([a, b], "lexmean")
+    # a: (0.5, 0.5 | 0.35, 0.35) separates; b: (0.2, 0.75 | 0.25, 0.5): 0.2 < both negatives
+    assert lex[str(a)]["ab"] == {"model": 1.0, "lexical": 0.5}
+    assert lex[str(b)]["ab"]["model"] == 0.5
+    (ens,) = js.combined([a, b], "ensemble").values()
+    assert ens["ab"]["model"] == 1.0  # (0.6, 0.45 | 0.3, 0.25)
+    (both,) = js.combined([a, b], "ensemble+lexmean").values()
+    assert both["ab"]["model"] == 0.75  # (0.35, 0.625 | 0.3, 0.425)
+
+
+def test_an_ensemble_of_runs_scored_on_other_pairs_is_refused(tmp_path):
+    a = run(tmp_path, "a", [0.9, 0.2, 0.4, 0.1])
+    b = run(tmp_path, "b", [0.3, 0.7, 0.2, 0.4], groups=("g1", "g2", "g3", "g9"))
+    with pytest.raises(SystemExit, match="different held-out pairs"):
+        js.combined([a, b], "ensemble")
+
+
+def test_the_verdict_reads_the_named_row_in_the_mean_over_its_runs(capsys):
+    figs = {"one": {"r1": {"wice": {"model": 0.9, "lexical": 0.79},
+                           "attributionbench": {"model": 0.7, "lexical": 0.68},
+                           "expertqa": {"model": 0.6, "lexical": 0.54}},
+                    "r2": {"wice": {"model": 0.7, "lexical": 0.79},
+                           "attributionbench": {"model": 0.7, "lexical": 0.68},
+                           "expertqa": {"model": 0.6, "lexical": 0.54}}},
+            "other": {"x": {"wice": {"model": 0.99, "lexical": 0.79},
+                            "attributionbench": {"model": 0.99, "lexical": 0.68},
+                            "expertqa": {"model": 0.99, "lexical": 0.54}}}}
+    assert js.print_table(figs, 0.03, "one") is False  # WiCE mean 0.80: +0.01 only
+    assert "one minus lexical: wice +0.010" in capsys.readouterr().out
+    assert js.print_table(figs, 0.03) is True  # the last row
