@@ -9,7 +9,9 @@ Rows, each one run per seed (``RUN = OUT/ROW-sSEED``):
 - ``2stage``: ``recipes/judge-crossencoder-2stage.yaml`` from that seed's ``built`` model;
 - ``mixed``: the human recipe with the built pairs added (one stage, ``data.built_max`` of them);
 - ``ablation``: for each group of transformations, ``built-noGROUP`` (stage 1 without them) and
-  ``2stage-noGROUP`` (stage 2 from it), on ``--ablation-seeds``.
+  ``2stage-noGROUP`` (stage 2 from it), on ``--ablation-seeds``;
+- ``--variant NAME=KEY=VAL;KEY=VAL``: ``2stage-NAME``, stage 2 with these overrides from the
+  ``built`` run of the same seed (a sweep of stage 2's settings on the validation claims).
 
 Every run gets its own copy of the pairs datasets (no two processes share a ``datasets`` cache),
 writes its log beside it and is skipped when its ``train_summary.json`` is already there, so a
@@ -44,7 +46,8 @@ KEEP = ("train_summary.json", "heldout_scores.jsonl", "citetrain_run.json", "run
         "final/README.md")
 
 
-def jobs(rows: list[str], seeds: list[int], ablation_seeds: list[int]) -> list[dict]:
+def jobs(rows: list[str], seeds: list[int], ablation_seeds: list[int],
+         variants: dict[str, list[str]] | None = None) -> list[dict]:
     """``{name, row, seed, recipe, after, built, sets}`` for every run, in the order of ``rows``
     (each over the seeds), stage 1 before its stage 2."""
     out = []
@@ -70,6 +73,10 @@ def jobs(rows: list[str], seeds: list[int], ablation_seeds: list[int]) -> list[d
                                 built=True, sets=["data.built_max=6000"]))
             else:
                 sys.exit(f"[campaign] unknown row {row!r}: human, built, 2stage, mixed, ablation")
+    for name, sets in (variants or {}).items():  # stage 2 with other settings, same stage 1
+        for seed in seeds:
+            out.append(dict(name=f"2stage-{name}-s{seed}", row=f"2stage-{name}", seed=seed,
+                            recipe=RECIPES["2stage"], after=f"built-s{seed}", sets=sets))
     for j in out:
         j.setdefault("after", None)
         j.setdefault("sets", [])
@@ -182,14 +189,17 @@ def main() -> None:
     ap.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS of each run")
     ap.add_argument("--human", default=str(REPO / "data" / "judge-crossencoder-tok" / "dataset"))
     ap.add_argument("--built", default=str(REPO / "data" / "pairs"))
+    ap.add_argument("--variant", action="append", default=[], metavar="NAME=KEY=VAL[;KEY=VAL]",
+                    help="a 2stage-NAME row: stage 2 with these overrides, from the built row")
     ap.add_argument("--collect", help="copy the runs' figures (not the models) here")
     ap.add_argument("--dry-run", action="store_true", help="print the commands only")
     args = ap.parse_args()
     out = Path(args.out).resolve()
     if args.base and Path(args.base).exists():
         args.base = str(Path(args.base).resolve())
+    variants = {v.partition("=")[0]: v.partition("=")[2].split(";") for v in args.variant}
     todo = jobs(args.rows.split(","), [int(s) for s in args.seeds.split(",")],
-                [int(s) for s in args.ablation_seeds.split(",") if s])
+                [int(s) for s in args.ablation_seeds.split(",") if s], variants)
     if args.dry_run:
         for job in todo:
             print(" ".join(command(job, out, args.base, args.set)))

@@ -88,3 +88,12 @@ def test_a_stage_two_without_its_stage_one_is_refused(tmp_path):
     human, built = fake_pairs(tmp_path)
     with pytest.raises(SystemExit, match="starts from built-s1"):
         jc.run_all(jc.jobs(["2stage"], [1], []), tmp_path / "runs", None, [], 1, 1, human, built)
+
+
+def test_variants_are_stage_two_rows_from_the_same_stage_one(tmp_path):
+    todo = jc.jobs(["built"], [42, 1], [], {"slow": ["train.learning_rate=3e-5", "train.epochs=5"]})
+    by = {j["name"]: j for j in todo}
+    assert set(by) == {"built-s42", "built-s1", "2stage-slow-s42", "2stage-slow-s1"}
+    line = " ".join(jc.command(by["2stage-slow-s1"], tmp_path, "BASE", []))
+    assert f"model.name_or_path={tmp_path / 'built-s1' / 'final'}" in line
+    assert line.endswith("--set train.learning_rate=3e-5 --set train.epochs=5")
