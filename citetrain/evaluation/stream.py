@@ -121,23 +121,30 @@ def run_streamed(suite: Suite, opts: RunOptions, out: Path, size: int = SCORE_CH
     ranks = launcher_ranks()
     engine = suite_engine(suite, opts)
     work = work_dir(out)
+    made = [p for p in (work.parent, work) if not p.exists()]  # folders this run creates
     _check_settings(work, settings(suite, opts, engine.name, size), ranks.main)
     ranks.barrier()
     notes: list[str] = []
     scored, resumed, total = [], [], 0
     progress = _bar(opts.progress and ranks.main)
-    for k, part in enumerate(chunks(suite_records(suite, opts, notes), size)):
-        total = k + 1
-        if k % ranks.world != ranks.rank:
-            continue
-        if (work / f"chunk-{k:06d}.json").is_file():
-            resumed.append(k)
-        else:
-            save_chunk(work, k, score_chunk(part, suite, engine))
-            engine.forget()  # the chunk's answers: memory flat in the records (the cache keeps them)
-            scored.append(k)
-        progress.update(len(part) * ranks.world)
-    progress.close()
+    try:
+        for k, part in enumerate(chunks(suite_records(suite, opts, notes), size)):
+            total = k + 1
+            if k % ranks.world != ranks.rank:
+                continue
+            if (work / f"chunk-{k:06d}.json").is_file():
+                resumed.append(k)
+            else:
+                save_chunk(work, k, score_chunk(part, suite, engine))
+                engine.forget()  # the chunk's answers: memory flat (the cache keeps them)
+                scored.append(k)
+            progress.update(len(part) * ranks.world)
+    except BaseException:
+        if ranks.main and not any(work.glob("chunk-*.json")):
+            _remove_unused(made)  # nothing finished: leave no folder behind
+        raise
+    finally:
+        progress.close()
     if total == 0:
         raise CitetrainError(f"{', '.join(d.path for d in suite.data)}: no records to score")
     ranks.barrier()
@@ -148,6 +155,15 @@ def run_streamed(suite: Suite, opts: RunOptions, out: Path, size: int = SCORE_CH
         shutil.rmtree(work, ignore_errors=True)
     ranks.barrier()
     return {"scored": scored, "resumed": resumed, "chunks": total}
+
+
+def _remove_unused(made: list[Path]) -> None:
+    """Remove the folders a run created (deepest first) when nothing it finished is in them."""
+    for folder in reversed(made):
+        if folder.name.endswith(".work"):
+            shutil.rmtree(folder, ignore_errors=True)
+        elif folder.is_dir() and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def work_dir(out: Path) -> Path:

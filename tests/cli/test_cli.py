@@ -52,7 +52,8 @@ def test_shipped_suites_validate():
         assert load_suite(path).metrics
 
 
-def test_errors_are_one_line_and_nonzero(tmp_path, capsys):
+def test_errors_are_one_line_and_nonzero(tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)  # the default output folder, eval_results/, is in the cwd
     assert main(["eval", str(tmp_path / "missing.jsonl")]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("citetrain eval: error:") and "missing.jsonl" in err and "\n" not in err
@@ -62,6 +63,8 @@ def test_errors_are_one_line_and_nonzero(tmp_path, capsys):
     assert main(["eval", str(bad), "--no-progress"]) == 2
     err = capsys.readouterr().err.strip()
     assert "bad.jsonl:2" in err and "\n" not in err
+    # a run that finished nothing leaves no work folder (nor the eval_results/ it made) behind
+    assert not (tmp_path / "eval_results").exists()
 
     assert main(["eval", str(EXAMPLE), "--metrics", "alce,nope"]) == 2
     assert "unknown metric" in capsys.readouterr().err
