@@ -49,8 +49,7 @@ def combined(runs: list[Path], how: str) -> dict[str, dict[str, dict[str, float]
     (``heldout_scores.jsonl``): ``lexmean`` (each run's expected level averaged with lexical
     recall's, (e + r) / 2: a parameter-free hybrid), ``ensemble`` (one judge: the runs' expected
     levels averaged pair by pair) or ``ensemble+lexmean`` (that averaged with lexical recall)."""
-    from citetrain.metrics.meta import meta_evaluate
-    from citetrain.train.judge_card import auc
+    from citetrain.train.judge_card import source_figures
 
     tables = [[json.loads(x) for x in (r / "heldout_scores.jsonl").read_text().splitlines()]
               for r in runs]
@@ -65,19 +64,12 @@ def combined(runs: list[Path], how: str) -> dict[str, dict[str, dict[str, float]
         labels = [str(r) for r in runs]
     out = {}
     for label, rows in zip(labels, tables):
-        by: dict[str, list[dict]] = {}
-        for x in rows:
-            by.setdefault(x["source"], []).append(x)
-        figs = {}
-        for src, xs in by.items():
-            lab, grp = [x["label"] for x in xs], [x["group"] for x in xs]
-            if len(set(lab)) < 2:
-                continue
-            score = [(x["model"] + x["lexical"]) / 2 if how.endswith("lexmean") else x["model"]
-                     for x in xs]
-            figs[src] = {"model": round(auc(meta_evaluate(score, lab, grp)), 4),
-                         "lexical": round(auc(meta_evaluate([x["lexical"] for x in xs], lab, grp)), 4)}
-        out[label] = figs
+        model = [(x["model"] + x["lexical"]) / 2 if how.endswith("lexmean") else x["model"]
+                 for x in rows]
+        held = source_figures([x["source"] for x in rows], [x["label"] for x in rows],
+                              [x["group"] for x in rows],
+                              {"model": model, "lexical": [x["lexical"] for x in rows]})
+        out[label] = {s["source"]: {"model": s["model"], "lexical": s["lexical"]} for s in held}
     return out
 
 

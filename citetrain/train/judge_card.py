@@ -33,12 +33,8 @@ def heldout_figures(final: str | Path, validation: Any,
     model."""
     import torch
 
-    from citetrain.metrics.meta import meta_evaluate
     from citetrain.nli.registry import make_engine
 
-    rows: dict[str, list[int]] = defaultdict(list)
-    for i, src in enumerate(validation["source"]):
-        rows[src.partition(":")[0]].append(i)
     pairs = list(zip(validation["premise"], validation["hypothesis"]))
     labels, groups = list(validation["label"]), list(validation["group"])
     device = "cpu" if not torch.cuda.is_available() else "auto"
@@ -55,21 +51,36 @@ def heldout_figures(final: str | Path, validation: Any,
                if stack is not None else None)
     if scores_to is not None:
         write_scores(scores_to, validation, scored, baseline, stacked)
-    sources = []
+    columns = {"model": scored, "lexical": baseline}
+    if stacked is not None:
+        columns["stacked"] = stacked
+    sources = source_figures(list(validation["source"]), labels, groups, columns)
+    return {"sources": sources, "throughput": throughput(final, pairs, len(pairs) / seconds,
+                                                         str(model.backend.device))}
+
+
+def source_figures(sources: list[str], labels: list[int], groups: list[str],
+                   columns: dict[str, list[float]]) -> list[dict[str, Any]]:
+    """Per source (the part of ``sources`` before ``:``), sorted by name: pairs, claims, levels
+    and the ROC-AUC (:func:`auc` of :func:`~citetrain.metrics.meta.meta_evaluate`, by claim) of
+    every score column; a source with one label only is left out."""
+    from citetrain.metrics.meta import meta_evaluate
+
+    rows: dict[str, list[int]] = defaultdict(list)
+    for i, src in enumerate(sources):
+        rows[src.partition(":")[0]].append(i)
+    out = []
     for name, idx in sorted(rows.items()):
         lab = [labels[i] for i in idx]
         if len(set(lab)) < 2:
             continue
         grp = [groups[i] for i in idx]
-        m = meta_evaluate([scored[i] for i in idx], lab, grp)
-        x = meta_evaluate([baseline[i] for i in idx], lab, grp)
-        row = {"source": name, "pairs": len(idx), "claims": len(set(grp)),
-               "levels": sorted(set(lab)), "model": round(auc(m), 4), "lexical": round(auc(x), 4)}
-        if stacked is not None:
-            row["stacked"] = round(auc(meta_evaluate([stacked[i] for i in idx], lab, grp)), 4)
-        sources.append(row)
-    return {"sources": sources, "throughput": throughput(final, pairs, len(pairs) / seconds,
-                                                         str(model.backend.device))}
+        row: dict[str, Any] = {"source": name, "pairs": len(idx), "claims": len(set(grp)),
+                               "levels": sorted(set(lab))}
+        for key, scores in columns.items():
+            row[key] = round(auc(meta_evaluate([scores[i] for i in idx], lab, grp)), 4)
+        out.append(row)
+    return out
 
 
 def write_scores(path: str | Path, validation: Any, scored: list[float], baseline: list[float],
