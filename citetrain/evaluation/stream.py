@@ -139,14 +139,14 @@ def run_streamed(suite: Suite, opts: RunOptions, out: Path, size: int = SCORE_CH
                 engine.forget()  # the chunk's answers: memory flat (the cache keeps them)
                 scored.append(k)
             progress.update(len(part) * ranks.world)
+        if total == 0:
+            raise CitetrainError(f"{', '.join(d.path for d in suite.data)}: no records to score")
     except BaseException:
         if ranks.main and not any(work.glob("chunk-*.json")):
             _remove_unused(made)  # nothing finished: leave no folder behind
         raise
     finally:
         progress.close()
-    if total == 0:
-        raise CitetrainError(f"{', '.join(d.path for d in suite.data)}: no records to score")
     ranks.barrier()
     if ranks.main:
         for note in notes:

@@ -65,6 +65,10 @@ def test_errors_are_one_line_and_nonzero(tmp_path, capsys, monkeypatch):
     assert "bad.jsonl:2" in err and "\n" not in err
     # a run that finished nothing leaves no work folder (nor the eval_results/ it made) behind
     assert not (tmp_path / "eval_results").exists()
+    bad.write_text("{broken\n")  # every line skipped: nothing to score
+    assert main(["eval", str(bad), "--metrics", "alce", "--skip-invalid", "--no-progress"]) == 2
+    assert "no records to score" in capsys.readouterr().err
+    assert not (tmp_path / "eval_results").exists()
 
     assert main(["eval", str(EXAMPLE), "--metrics", "alce,nope"]) == 2
     assert "unknown metric" in capsys.readouterr().err
