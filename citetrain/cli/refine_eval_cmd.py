@@ -11,8 +11,9 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        description="Make refiner inputs from records with reference citations "
                        "(QuoteSum's human marks, WiCE's evidence: --format wice_evidence, any "
                        "file with a gold field): marks removed, wrong, or half wrong; refine each "
-                       "with the no-model baselines (baseline:trivial, lexical, baseline:cover) "
-                       "and every --refiner; print P / R / F1 / exact against the reference.")
+                       "with the no-model baselines (baseline:trivial, lexical, baseline:cover, "
+                       "baseline:spans) and every --refiner; print P / R / F1 / exact against the "
+                       "reference.")
     p.add_argument("data", help="record file with reference citations (any supported format)")
     p.add_argument("--format", default="auto", help="input format (default auto)")
     p.add_argument("--refiner", action="append", default=[], metavar="X",

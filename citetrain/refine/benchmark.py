@@ -22,7 +22,7 @@ from citetrain.records import Record
 from citetrain.refine.inputs import gold_from_marks, make_inputs
 from citetrain.refine.load import Refiner, load_refiner
 
-DEFAULT_REFINERS = ("baseline:trivial", "lexical", "baseline:cover")
+DEFAULT_REFINERS = ("baseline:trivial", "lexical", "baseline:cover", "baseline:spans")
 INPUT_ROW = "(input)"
 _INFO = ("records", "statements", "empty_gold_statements", "skipped_misaligned")
 

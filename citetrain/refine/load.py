@@ -10,8 +10,9 @@
   passages that supports each statement together (:mod:`citetrain.refine.joint`), named
   ``NAME+joint``;
 * no checkpoint, by name (:data:`NAMED`): ``baseline:trivial`` and ``baseline:cover``, the
-  word-overlap refiners of :mod:`citetrain.refine.baselines`, and ``lexical``, the pair refiner
-  over the lexical NLI's P (content-word recall).
+  word-overlap refiners of :mod:`citetrain.refine.baselines`, ``baseline:spans``, the quote cover
+  of :mod:`citetrain.refine.spans` (which keeps the given ids where they cover as well), and
+  ``lexical``, the pair refiner over the lexical NLI's P (content-word recall).
 
 Anything else is refused with one line (:class:`~citetrain.errors.CitetrainError`) before any
 work is done.
@@ -31,7 +32,7 @@ Kind = Literal["generative", "pair"]
 RefinerKind = Literal["generative", "pair", "baseline"]
 #: refiners named without a checkpoint: name -> kind
 NAMED: dict[str, RefinerKind] = {"baseline:trivial": "baseline", "baseline:cover": "baseline",
-                                 "lexical": "pair"}
+                                 "baseline:spans": "baseline", "lexical": "pair"}
 RefineFn = Callable[[Sequence[Record], dict[str, int]], tuple[list[Record], dict[str, int]]]
 
 
@@ -150,6 +151,11 @@ def _pair_refiner(name: str, support: Any, threshold: float, max_ids: int | None
 def _named_refiner(name: str, *, threshold: float, max_ids: int | None,
                    joint: JointOptions | None) -> Refiner:
     """A refiner of :data:`NAMED`: nothing to load."""
+    if name == "baseline:spans":
+        from citetrain.refine.spans import SpanOptions, spans_refine
+
+        return Refiner("baseline", name, lambda records, counts: spans_refine(
+            records, SpanOptions(), counts))
     if NAMED[name] == "baseline":
         from citetrain.refine.baselines import BASELINES, baseline_refine
 

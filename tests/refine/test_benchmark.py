@@ -26,9 +26,11 @@ LINES = [
 # "Bees make honey in summer" {1}, "Honey is sweet" {} (no reference: left out of the scores).
 # trivial cites {1, 3} for the first ("local" is in passage 3) and the reference for the others:
 #   tp = 3, cited = 4, reference = 3: P = 75.0, R = 100.0, F1 = 2*75*100/175 = 85.7,
-#   exact = 2/3 = 66.7; cover and lexical cite exactly the reference: 100 everywhere.
+#   exact = 2/3 = 66.7; cover and lexical cite exactly the reference: 100 everywhere; so does the
+#   quote cover (each statement is a quote of its one passage; passage 3 shares "local" but no
+#   two-word run; a given wrong id quotes nothing, so the prior never keeps it).
 HAND = {"baseline:trivial": (75.0, 100.0, 600 / 7, 200 / 3), "lexical": (100.0,) * 4,
-        "baseline:cover": (100.0,) * 4}
+        "baseline:cover": (100.0,) * 4, "baseline:spans": (100.0,) * 4}
 
 
 @pytest.fixture
@@ -47,7 +49,7 @@ def test_command_end_to_end(quotesum_file, tmp_path, capsys):
     assert "removed: scored 3 statements of 2 records (1 with no reference left out" in printed
     report = json.loads((out / "refine_eval.json").read_text())
     rows = {(r["refiner"], r["input"]): r for r in report["rows"]}
-    assert len(rows) == 3 * 4  # (input) and 3 baselines on removed, wrong, half
+    assert len(rows) == 3 * 5  # (input) and 4 baselines on removed, wrong, half
     for variant in ("removed", "wrong", "half"):
         for name, want in HAND.items():
             row = rows[name, variant]
@@ -78,7 +80,7 @@ def test_refiner_rows_are_added_after_the_baselines(quotesum_file, monkeypatch, 
     lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ")]
     assert [ln.split(" | ")[0] for ln in lines[1:]] == ["| " + INPUT_ROW, "| baseline:trivial",
                                                         "| lexical", "| baseline:cover",
-                                                        "| ckpt/final"]
+                                                        "| baseline:spans", "| ckpt/final"]
     assert lines[-1].startswith("| ckpt/final | half | 100.0 | 100.0 | 100.0 | 100.0 |")
 
 
@@ -95,8 +97,9 @@ def test_unknown_input_variant_is_one_line(quotesum_file, capsys):
 # does not explain the gaps.)
 MEASURED = {
     ("quotesum", "baseline:trivial"): 56.9, ("quotesum", "lexical"): 80.0,
-    ("quotesum", "baseline:cover"): 95.2,
+    ("quotesum", "baseline:cover"): 95.2, ("quotesum", "baseline:spans"): 97.2,
     ("wice_evidence", "lexical"): 16.6, ("wice_evidence", "baseline:cover"): 42.1,
+    ("wice_evidence", "baseline:spans"): 35.1,
 }
 ISSUE = {("quotesum", "baseline:trivial"): 57.4, ("quotesum", "lexical"): 80.2}
 
