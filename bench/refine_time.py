@@ -4,8 +4,8 @@ Two sets of answers: QuoteSum dev (about 3 passages each) and WiCE dev read as e
 (one claim over its page's sentences, about 120 passages each), from ``../shared/data`` when
 present, else seeded synthetic records (:func:`citetrain.synth.records.synth_records`) with 3 and
 with 120 passages. Marks are removed first (:func:`citetrain.refine.inputs.make_inputs`), then each
-refiner (``load_refiner_row``: ``baseline:cover``, ``lexical``, ``lexical+joint`` and every
-``--refiner`` checkpoint, asked one passage at a time and jointly) refines the same answers;
+refiner (``load_refiner_row``: ``baseline:cover``, ``baseline:spans``, ``lexical``,
+``lexical+joint`` and every ``--refiner`` checkpoint, asked one passage at a time and jointly) refines the same answers;
 printed per row: answers, statements, seconds per answer (loading not counted) and, where the
 records carry reference citations, F1 against them. Figures only; nothing is asserted.
 Run: ``HF_HUB_OFFLINE=1 python bench/refine_time.py [--records 40] [--threads 2] [--refiner CKPT]``.
@@ -58,7 +58,7 @@ def main() -> None:
     from citetrain.refine.inputs import make_inputs
     from citetrain.refine.load import JOINT_SUFFIX, load_refiner_row
 
-    names = ["baseline:cover", "lexical", "lexical" + JOINT_SUFFIX]
+    names = ["baseline:cover", "baseline:spans", "lexical", "lexical" + JOINT_SUFFIX]
     names += [n + s for n in args.refiner for s in ("", JOINT_SUFFIX)]
     refiners = [load_refiner_row(n) for n in names]
     print(f"torch threads {args.threads}")
