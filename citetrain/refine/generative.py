@@ -16,7 +16,7 @@ from citetrain.text.marks import strip_marks
 from citetrain.text.splitter import split_sentences
 from citetrain.text.statements import statements
 
-_TRAIL = re.compile(r"\s*[.!?;:,\"'”’)\]]*\s*$")
+_TRAIL = re.compile(r"(?:\s*[.!?;:,\"'”’)\]])*\s*$")
 
 
 def sentence_spans(output: str) -> list[tuple[int, int]]:

@@ -18,6 +18,20 @@ def test_replace_citations_by_hand():
     assert strip_marks(got) == strip_marks(out)
 
 
+def test_marks_go_before_a_spaced_closing_quote():
+    # QuoteSum's text: a sentence ends '. "' with a space before the quote. Punkt keeps the quote
+    # on the first sentence; a mark put between the period and the quote ('Nelson. [1] "') would
+    # start the next sentence, so its ids would be read as the next statement's
+    out = 'It was chosen by Nelson. " Dance " is his album.'
+    before = [st.text for st in statements(out, first_line_only=False)]
+    got = replace_citations(out, [[1], [2]])
+    assert got == 'It was chosen by Nelson [1]. " Dance " is his album [2].'
+    split = statements(got, first_line_only=False)
+    assert [st.text for st in split] == before
+    assert [st.citations for st in split] == [(1,), (2,)]
+    assert strip_marks(got) == strip_marks(out)
+
+
 def test_text_unchanged_outside_marks_on_every_expertqa_record(shared_data):
     from citetrain.io.readers import read_records
 
