@@ -17,6 +17,7 @@ COMMANDS = {
     "merge": "citetrain.cli.merge_cmd",
     "refine": "citetrain.cli.refine_cmd",
     "refine-eval": "citetrain.cli.refine_eval_cmd",
+    "fit-ranker": "citetrain.cli.fit_ranker_cmd",
     "judge": "citetrain.cli.judge_cmd",
     "train": "citetrain.cli.train_cmd",
     "validate": "citetrain.cli.validate_cmd",

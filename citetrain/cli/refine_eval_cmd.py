@@ -17,7 +17,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("data", help="record file with reference citations (any supported format)")
     p.add_argument("--format", default="auto", help="input format (default auto)")
     p.add_argument("--refiner", action="append", default=[], metavar="X",
-                   help="another refiner row: a checkpoint, lexical or baseline:NAME (repeatable)")
+                   help="another refiner row: a checkpoint, lexical, baseline:NAME or ranker:FILE "
+                   "(repeatable)")
     p.add_argument("--inputs", default="removed,wrong,half", help="input variants, comma-separated")
     p.add_argument("--seed", type=int, default=0, help="seed of the wrong ids (default 0)")
     p.add_argument("--limit", type=int, default=None, help="only the first N records")
@@ -58,7 +59,7 @@ def run(args: argparse.Namespace) -> int:
     joint = options.pop("joint")
     names = [*DEFAULT_REFINERS, *args.refiner]
     if joint is not None:  # a joint row beside each pair refiner's own
-        names += [n + JOINT_SUFFIX for n in names if not n.startswith("baseline:")]
+        names += [n + JOINT_SUFFIX for n in names if not n.startswith(("baseline:", "ranker:"))]
     load = partial(load_refiner_row, joint=joint, batch_size=args.batch_size, **options)
     rows, made = run_benchmark(records, names, variants, args.seed, load)
     print("\n".join([format_table(rows), *format_notes(rows, made)]))

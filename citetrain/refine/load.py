@@ -12,7 +12,9 @@
 * no checkpoint, by name (:data:`NAMED`): ``baseline:trivial`` and ``baseline:cover``, the
   word-overlap refiners of :mod:`citetrain.refine.baselines`, ``baseline:spans``, the quote cover
   of :mod:`citetrain.refine.spans` (which keeps the given ids where they cover as well), and
-  ``lexical``, the pair refiner over the lexical NLI's P (content-word recall).
+  ``lexical``, the pair refiner over the lexical NLI's P (content-word recall);
+* ``ranker:FILE``: the evidence ranker of :mod:`citetrain.refine.evidence` fitted by
+  ``citetrain fit-ranker``.
 
 Anything else is refused with one line (:class:`~citetrain.errors.CitetrainError`) before any
 work is done.
@@ -29,10 +31,11 @@ from citetrain.records import Record
 from citetrain.refine.joint import JointOptions
 
 Kind = Literal["generative", "pair"]
-RefinerKind = Literal["generative", "pair", "baseline"]
+RefinerKind = Literal["generative", "pair", "baseline", "ranker"]
 #: refiners named without a checkpoint: name -> kind
 NAMED: dict[str, RefinerKind] = {"baseline:trivial": "baseline", "baseline:cover": "baseline",
                                  "baseline:spans": "baseline", "lexical": "pair"}
+RANKER_PREFIX = "ranker:"
 RefineFn = Callable[[Sequence[Record], dict[str, int]], tuple[list[Record], dict[str, int]]]
 
 
@@ -97,12 +100,18 @@ def load_refiner(path: str, *, max_new_tokens: int = 24, batch_size: int = 8,
                  progress: bool = False, joint: JointOptions | None = None) -> Refiner:
     """The refiner at ``path`` (see the module docstring). Generation options apply to causal
     refiners, ``threshold`` / ``max_ids`` / ``joint`` to pair refiners (``lexical`` included)."""
-    kind = NAMED.get(path) or refiner_kind(path)
+    kind = NAMED.get(path) or ("ranker" if path.startswith(RANKER_PREFIX) else refiner_kind(path))
     if joint is not None and kind != "pair":
         raise CitetrainError(f"--joint: {path} is a {kind} refiner; joint support is asked of "
                              "pair refiners (lexical, or a support classifier checkpoint)")
     if path in NAMED:
         return _named_refiner(path, threshold=threshold, max_ids=max_ids, joint=joint)
+    if kind == "ranker":
+        from citetrain.refine.evidence import EvidenceRanker, evidence_refine
+
+        ranker = EvidenceRanker.load(path.removeprefix(RANKER_PREFIX))
+        return Refiner("ranker", path, lambda records, counts: evidence_refine(records, ranker,
+                                                                               counts))
     if kind == "generative":
         from citetrain.models.loading import load_causal_lm
         from citetrain.refine.generative import refine_records

@@ -76,6 +76,7 @@ BAD_PATH: dict[str, Case] = {
                          [f"{MISSING}: file not found"]),
     "judge": lambda t: (["judge", MISSING, "--judge", "nli:lexical"], [f"{MISSING}: file not found"]),
     "refine-eval": lambda t: (["refine-eval", MISSING], [f"{MISSING}: file not found"]),
+    "fit-ranker": lambda t: (["fit-ranker", MISSING, "--out", "r.json"], [f"{MISSING}: file not found"]),
     "train": lambda t: (["train", "missing.yaml"], ["missing.yaml: no such file"]),
     "validate": lambda t: (["validate", "missing.yaml"], ["missing.yaml: no such file"]),
     "quickstart": lambda t: (["quickstart", "--out", str(a_file(t) / "qs")],
