@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+from citetrain.cli.pair_options import add_gold_data_options, read_gold_data
+
 
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p = sub.add_parser(name, help="fit the evidence ranker on reference citations",
@@ -11,33 +13,25 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        "over BM25, rank, recall, quotes, neighbours, position, length) on the "
                        "records of DATA that carry reference citations (QuoteSum's marks, WiCE's "
                        "evidence: --format wice_evidence, a gold field), and write it to --out; "
-                       "refine or refine-eval with --refiner ranker:FILE.")
-    p.add_argument("data", help="record file with reference citations (any supported format)")
-    p.add_argument("--format", default="auto", help="input format (default auto)")
+                       "refine or refine-eval with --refiner ranker:FILE. The default --split "
+                       "train leaves refine-eval --split validation the unseen side.")
+    add_gold_data_options(p, "train")
     p.add_argument("--out", required=True, help="ranker file to write (JSON)")
-    p.add_argument("--split", choices=("all", "train", "validation"), default="train",
-                   help="fit on this side of the judge recipes' split by statement text "
-                   "(default train: refine-eval --split validation scores the other side)")
-    p.add_argument("--split-fraction", type=float, default=0.3, help="validation share (0.3)")
-    p.add_argument("--split-seed", type=int, default=0, help="split seed (0)")
     p.add_argument("--C", type=float, default=1.0, help="inverse L2 strength (1.0)")
     p.add_argument("--max-ids", type=int, default=10, help="at most this many ids (10)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
-    from citetrain.refine.benchmark import read_gold_records, split_records
     from citetrain.refine.evidence import fit_ranker
 
-    records, data = read_gold_records(args.data, args.format)
-    if args.split != "all":
-        records = split_records(records, args.split, args.split_fraction, args.split_seed)
+    records, data = read_gold_data(args)
     ranker = fit_ranker(records, C=args.C, max_ids=args.max_ids)
     ranker.fitted_on.update(data=str(args.data), format=data["format"], split=args.split,
                             split_fraction=args.split_fraction, split_seed=args.split_seed)
     ranker.save(args.out)
     fit = ranker.fitted_on
     print(f"wrote {args.out}: fitted on {fit['statements']} statements ({args.split} side of "
-          f"{data['records']} records), {fit['passages']} passages, {fit['evidence']} cited; "
+          f"{data['records_read']} records), {fit['passages']} passages, {fit['evidence']} cited; "
           f"threshold {ranker.threshold} (F1 {fit['train_f1']} on them)")
     return 0

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import argparse
 
-from citetrain.cli.pair_options import add_pair_options, pair_options
+from citetrain.cli.pair_options import (add_gold_data_options, add_pair_options, pair_options,
+                                        read_gold_data)
 
 
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
@@ -14,8 +15,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        "with the no-model baselines (baseline:trivial, lexical, baseline:cover, "
                        "baseline:spans) and every --refiner; print P / R / F1 / exact against the "
                        "reference.")
-    p.add_argument("data", help="record file with reference citations (any supported format)")
-    p.add_argument("--format", default="auto", help="input format (default auto)")
+    add_gold_data_options(p, "all")
     p.add_argument("--refiner", action="append", default=[], metavar="X",
                    help="another refiner row: a checkpoint, lexical, baseline:NAME or ranker:FILE "
                    "(repeatable)")
@@ -23,11 +23,6 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the wrong ids (default 0)")
     p.add_argument("--limit", type=int, default=None, help="only the first N records")
     add_pair_options(p)
-    p.add_argument("--split", choices=("all", "train", "validation"), default="all",
-                   help="only the records of this side of the judge recipes' split by statement "
-                   "text (--split-fraction, --split-seed; default all)")
-    p.add_argument("--split-fraction", type=float, default=0.3, help="validation share (0.3)")
-    p.add_argument("--split-seed", type=int, default=0, help="split seed (0)")
     p.add_argument("--batch-size", type=int, default=8, help="checkpoint refiners' batch size")
     p.add_argument("--out", default=None, metavar="DIR", help="write DIR/refine_eval.json")
     p.set_defaults(run=run)
@@ -41,18 +36,15 @@ def run(args: argparse.Namespace) -> int:
 
     from citetrain.io.writers import atomic_write_text
     from citetrain.refine.benchmark import (DEFAULT_REFINERS, format_notes, format_table,
-                                            read_gold_records, run_benchmark, split_records)
+                                            run_benchmark)
     from citetrain.refine.inputs import parse_variants
     from citetrain.refine.load import JOINT_SUFFIX, load_refiner_row
 
     variants = parse_variants(args.inputs)
-    records, data = read_gold_records(args.data, args.format, args.limit)
-    print(f"{args.data} ({data['format']}): {data['records']} records with reference citations "
-          f"from {data['lines']} lines ({data['lines_without_record']} gave no record)")
+    records, data = read_gold_data(args, args.limit)
+    print(f"{args.data} ({data['format']}): {data['records_read']} records with reference "
+          f"citations from {data['lines']} lines ({data['lines_without_record']} gave no record)")
     if args.split != "all":
-        records = split_records(records, args.split, args.split_fraction, args.split_seed)
-        data.update(split=args.split, split_fraction=args.split_fraction,
-                    split_seed=args.split_seed, records=len(records))
         print(f"{args.split} split (fraction {args.split_fraction}, seed {args.split_seed}, by "
               f"statement text): {len(records)} records")
     options = pair_options(args)
