@@ -5,9 +5,9 @@ Two sets of answers: QuoteSum dev (about 3 passages each) and WiCE dev read as e
 present, else seeded synthetic records (:func:`citetrain.synth.records.synth_records`) with 3 and
 with 120 passages. Marks are removed first (:func:`citetrain.refine.inputs.make_inputs`), then each
 refiner (``load_refiner_row``: ``baseline:cover``, ``baseline:spans``, ``lexical``,
-``lexical+joint`` and every ``--refiner`` checkpoint, asked one passage at a time and jointly) refines the same answers;
-printed per row: answers, statements, seconds per answer (loading not counted) and, where the
-records carry reference citations, F1 against them. Figures only; nothing is asserted.
+``lexical+joint`` and every ``--refiner`` checkpoint, asked one passage at a time and jointly)
+refines the same answers; printed per row: answers, statements, seconds per answer (loading not
+counted) and, where the records carry reference citations, F1 against them. Figures only; nothing is asserted.
 Run: ``HF_HUB_OFFLINE=1 python bench/refine_time.py [--records 40] [--threads 2] [--refiner CKPT]``.
 """
 from __future__ import annotations

@@ -15,7 +15,8 @@ record's passages (``rank_bm25.BM25Okapi``, k1 = 1.5, b = 0.75), the features of
 
 * ``bm25``: ``b_i / max_j b_j`` (0 when no passage scores);
 * ``inv_rank``: ``1 / (1 + r_i)``, r_i the 0-based rank of b_i (ties: the lower id first);
-* ``recall``: ``|W(s) ∩ W(p_i)| / |W(s)|``, the lexical NLI's P;
+* ``recall``: the share of s's distinct terms that p_i holds (the lexical NLI's content-word
+  recall, over the same per-token stems as BM25);
 * ``quoted``: the share of s's content positions inside a two-word run p_i also has
   (:func:`~citetrain.refine.spans.quoted_positions`);
 * ``neighbour_bm25``: ``max(bm25_{i-1}, bm25_{i+1})`` (0 past the ends);
@@ -33,31 +34,36 @@ from __future__ import annotations
 import json
 import math
 from dataclasses import asdict, dataclass, field
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Sequence
 
 from citetrain.builders.prompts import render_ids
 from citetrain.builders.refiner_pairs import statement_texts
 from citetrain.errors import CitetrainError
-from citetrain.nli.lexical import content_words
 from citetrain.records import Record, format_doc
 from citetrain.refine.generative import apply_refiner_outputs
-from citetrain.refine.spans import content_positions, quoted_positions, tokens
+from citetrain.refine.spans import content_positions, quoted_positions, stems, tokens
 
 FEATURES = ("bm25", "inv_rank", "recall", "quoted", "neighbour_bm25", "position", "log_length")
 THRESHOLDS = tuple(round(0.05 * k, 2) for k in range(1, 17))  # 0.05 .. 0.8
 FILE_KIND = "citetrain-evidence-ranker"
 
 
-@lru_cache(maxsize=65536)
-def _stems(token: str) -> tuple[str, ...]:
-    return tuple(content_words(token)[0])
+def _terms(words: Sequence[str]) -> list[str]:
+    return [s for w in words for s in stems(w)]
 
 
 def terms(text: str) -> list[str]:
     """Content-word stems of ``text`` in order, repeats kept (BM25's terms)."""
-    return [s for t in tokens(text) for s in _stems(t)]
+    return _terms(tokens(text))
+
+
+def _cut(probs: Sequence[float], threshold: float, min_ids: int, max_ids: int) -> list[int]:
+    """1-based ids of the passages with P >= ``threshold``, most probable first, at least
+    ``min_ids`` and at most ``max_ids`` of them, increasing."""
+    order = sorted(range(len(probs)), key=lambda i: (-probs[i], i))
+    k = min(max_ids, max(min_ids, sum(p >= threshold for p in probs)))
+    return sorted(i + 1 for i in order[:k])
 
 
 def features(statement: str, passages: Sequence[str]) -> list[list[float]]:
@@ -66,8 +72,10 @@ def features(statement: str, passages: Sequence[str]) -> list[list[float]]:
 
     if not passages:
         return []
-    docs = [terms(p) for p in passages]
-    query = terms(statement)
+    passage_words = [tokens(p) for p in passages]
+    docs = [_terms(w) for w in passage_words]
+    words = tokens(statement)
+    query = _terms(words)
     raw = (BM25Okapi([d or ["\0"] for d in docs]).get_scores(query).tolist()
            if query else [0.0] * len(docs))
     top = max(raw)
@@ -75,11 +83,10 @@ def features(statement: str, passages: Sequence[str]) -> list[list[float]]:
     order = sorted(range(len(raw)), key=lambda i: (-raw[i], i))
     rank = {i: r for r, i in enumerate(order)}
     want = set(query)
-    words = tokens(statement)
     content = content_positions(words)
     rows = []
-    for i, (doc, text) in enumerate(zip(docs, passages)):
-        quoted = quoted_positions(words, tokens(text), 2) & content
+    for i, (doc, text, p_words) in enumerate(zip(docs, passages, passage_words)):
+        quoted = quoted_positions(words, p_words, 2) & content
         near = max(bm25[i - 1] if i > 0 else 0.0, bm25[i + 1] if i + 1 < len(bm25) else 0.0)
         rows.append([bm25[i], 1.0 / (1 + rank[i]), len(want & set(doc)) / len(want) if want else 0.0,
                      len(quoted) / len(content) if content else 0.0, near, i / len(passages),
@@ -106,10 +113,8 @@ class EvidenceRanker:
 
     def choose(self, statement: str, passages: Sequence[str]) -> list[int]:
         """1-based ids the statement cites (module docstring), increasing."""
-        probs = self.probabilities(statement, passages)
-        order = sorted(range(len(probs)), key=lambda i: (-probs[i], i))
-        k = min(self.max_ids, max(self.min_ids, sum(p >= self.threshold for p in probs)))
-        return sorted(i + 1 for i in order[:k])
+        return _cut(self.probabilities(statement, passages), self.threshold, self.min_ids,
+                    self.max_ids)
 
     def save(self, path: str | Path) -> None:
         """Write the ranker as JSON (atomically)."""
@@ -179,8 +184,7 @@ def fit_ranker(records: Sequence[Record], *, C: float = 1.0, min_ids: int = 1,
     for t in THRESHOLDS:
         tp = cited = 0
         for p, g in zip(probs, golds):
-            order = sorted(range(len(p)), key=lambda i: (-p[i], i))
-            chosen = {i + 1 for i in order[:min(max_ids, max(min_ids, sum(x >= t for x in p)))]}
+            chosen = set(_cut(p, t, min_ids, max_ids))
             tp += len(chosen & g)
             cited += len(chosen)
         prec, rec = tp / max(cited, 1), tp / sum(map(len, golds))

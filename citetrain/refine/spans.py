@@ -14,7 +14,8 @@ lower-cased; marks removed) and passage i's tokens likewise (its
 * ``Cov_i = {j : s_j is a content word and some n-gram s_a .. s_{a+n-1} with a <= j < a + n
   occurs in passage i}`` (content word: one the lexical NLI keeps, :func:`content_words`; n = 2
   by default);
-* **greedy cover** (Chvátal 1979) of the content positions ``U``: add the passage maximising
+* **greedy cover** (Chvátal 1979; :func:`~citetrain.refine.baselines.cover_ids` over positions
+  instead of words) of the content positions ``U``: add the passage maximising
   ``|U ∩ Cov_i|`` (ties: the lower id), remove its positions from U, and repeat while the best
   passage adds at least ``min_new`` (2) positions and fewer than ``max_ids`` (no limit) passages are
   chosen; ids in increasing order;
@@ -38,6 +39,7 @@ from citetrain.builders.prompts import render_ids
 from citetrain.builders.refiner_pairs import statement_texts
 from citetrain.nli.lexical import content_words
 from citetrain.records import Record, format_doc
+from citetrain.refine.baselines import cover_ids
 from citetrain.refine.generative import apply_refiner_outputs
 from citetrain.text.statements import statements
 
@@ -64,13 +66,14 @@ def tokens(text: str) -> list[str]:
 
 
 @lru_cache(maxsize=65536)
-def _is_content(token: str) -> bool:
-    return bool(content_words(token)[0])
+def stems(token: str) -> tuple[str, ...]:
+    """The lexical NLI's content-word stems of one token (empty for a stop word)."""
+    return tuple(content_words(token)[0])
 
 
 def content_positions(words: Sequence[str]) -> set[int]:
     """Positions of the tokens the lexical NLI counts as content words."""
-    return {j for j, w in enumerate(words) if _is_content(w)}
+    return {j for j, w in enumerate(words) if stems(w)}
 
 
 def quoted_positions(statement: Sequence[str], passage: Sequence[str], n: int) -> set[int]:
@@ -90,20 +93,14 @@ def quote_cover_ids(statement: str, passages: Sequence[Sequence[str]], given: Se
     words = tokens(statement)
     content = content_positions(words)
     cov = [quoted_positions(words, p, opts.n) & content for p in passages]
-    left, chosen = set(content), []
-    while opts.max_ids is None or len(chosen) < opts.max_ids:
-        gain, best = max(((len(left & c), -i) for i, c in enumerate(cov, 1) if i not in chosen),
-                         default=(0, 0))
-        if gain < opts.min_new:
-            break
-        chosen.append(-best)
-        left -= cov[-best - 1]
+    chosen = cover_ids(content, cov, min_new=opts.min_new,
+                       max_ids=len(passages) if opts.max_ids is None else opts.max_ids)
     keep = sorted({g for g in given if 1 <= g <= len(passages)}) if opts.use_given else []
     if keep and all(cov[g - 1] for g in keep):
         found = set().union(*(cov[i - 1] for i in chosen))
         if found <= set().union(*(cov[g - 1] for g in keep)):
             return keep
-    return sorted(chosen)
+    return chosen
 
 
 def spans_refine(records: Sequence[Record], opts: SpanOptions = SpanOptions(),
