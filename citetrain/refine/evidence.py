@@ -28,6 +28,8 @@ most probable first, at least ``min_ids`` and at most ``max_ids`` of them (ids i
 :func:`fit_ranker` fits w and c (scikit-learn's ``LogisticRegression``, L2, ``C``) on every
 (statement, passage) of records with a reference, and picks ``threshold`` on the same records
 (micro F1 over :data:`THRESHOLDS`). The statement's own marks are not read.
+:func:`cross_validate` estimates how a ranker fitted so does on unseen records (k folds by
+record, repeated over seeds).
 """
 from __future__ import annotations
 
@@ -108,8 +110,12 @@ class EvidenceRanker:
 
     def probabilities(self, statement: str, passages: Sequence[str]) -> list[float]:
         """P(evidence) of each passage for ``statement``."""
+        return self.probabilities_of(features(statement, passages))
+
+    def probabilities_of(self, rows: Sequence[Sequence[float]]) -> list[float]:
+        """P(evidence) of each row of :func:`features`."""
         return [1.0 / (1.0 + math.exp(-(sum(w * x for w, x in zip(self.weights, row)) + self.bias)))
-                for row in features(statement, passages)]
+                for row in rows]
 
     def choose(self, statement: str, passages: Sequence[str]) -> list[int]:
         """1-based ids the statement cites (module docstring), increasing."""
@@ -144,13 +150,13 @@ class EvidenceRanker:
             raise CitetrainError(f"{path}: {exc}") from None
 
 
-def _rows(records: Sequence[Record]) -> tuple[list[list[list[float]]], list[set[int]]]:
-    """Per scored statement: its passages' features and its reference ids."""
+def _rows(records: Sequence[Record]) -> tuple[list[list[list[float]]], list[set[int]], list[int]]:
+    """Per scored statement: its passages' features, its reference ids and its record's index."""
     from citetrain.metrics.gold_citations import reference_ids
     from citetrain.text.statements import statements
 
-    feats, golds = [], []
-    for rec in records:
+    feats, golds, groups = [], [], []
+    for r, rec in enumerate(records):
         gold = reference_ids(rec)
         split = statements(rec.output, first_line_only=False)
         if gold is None or len(gold) != len(split):
@@ -160,16 +166,29 @@ def _rows(records: Sequence[Record]) -> tuple[list[list[list[float]]], list[set[
             if ids:
                 feats.append(features(text, passages))
                 golds.append(set(ids))
-    return feats, golds
+                groups.append(r)
+    return feats, golds, groups
 
 
-def fit_ranker(records: Sequence[Record], *, C: float = 1.0, min_ids: int = 1,
-               max_ids: int = 10) -> EvidenceRanker:
-    """Fit the ranker on the statements of ``records`` that have a reference (module docstring)."""
+def _micro(probs: Sequence[Sequence[float]], golds: Sequence[set[int]],
+           thresholds: Sequence[float], min_ids: int, max_ids: int) -> tuple[float, float, float]:
+    """Micro precision, recall and F1 (fractions) against ``golds`` of each statement's cut at
+    its threshold."""
+    tp = cited = 0
+    for p, g, t in zip(probs, golds, thresholds):
+        chosen = set(_cut(p, t, min_ids, max_ids))
+        tp += len(chosen & g)
+        cited += len(chosen)
+    prec, rec = tp / max(cited, 1), tp / max(sum(map(len, golds)), 1)
+    return prec, rec, (2 * prec * rec / (prec + rec) if tp else 0.0)
+
+
+def _fit_rows(feats: Sequence[Sequence[Sequence[float]]], golds: Sequence[set[int]], C: float,
+              min_ids: int, max_ids: int) -> EvidenceRanker:
+    """The logistic regression on these statements' passages, its threshold picked on them."""
     import numpy as np
     from sklearn.linear_model import LogisticRegression
 
-    feats, golds = _rows(records)
     if not feats:
         raise CitetrainError("no statement with reference citations to fit the ranker on")
     X = np.array([row for f in feats for row in f])
@@ -180,19 +199,58 @@ def fit_ranker(records: Sequence[Record], *, C: float = 1.0, min_ids: int = 1,
     ranker = EvidenceRanker(model.coef_[0].tolist(), float(model.intercept_[0]), min_ids=min_ids,
                             max_ids=max_ids)
     probs = [model.predict_proba(np.array(f))[:, 1].tolist() for f in feats]
-    best = (-1.0, 0.0)
-    for t in THRESHOLDS:
-        tp = cited = 0
-        for p, g in zip(probs, golds):
-            chosen = set(_cut(p, t, min_ids, max_ids))
-            tp += len(chosen & g)
-            cited += len(chosen)
-        prec, rec = tp / max(cited, 1), tp / sum(map(len, golds))
-        best = max(best, (2 * prec * rec / (prec + rec) if tp else 0.0, -t))
-    ranker.threshold = -best[1]
+    f1, neg_t = max((_micro(probs, golds, [t] * len(probs), min_ids, max_ids)[2], -t)
+                     for t in THRESHOLDS)
+    ranker.threshold = -neg_t
     ranker.fitted_on = {"statements": len(feats), "passages": int(len(y)), "evidence": int(y.sum()),
-                        "train_f1": round(100 * best[0], 2), "C": C}
+                        "train_f1": round(100 * f1, 2), "C": C}
     return ranker
+
+
+def fit_ranker(records: Sequence[Record], *, C: float = 1.0, min_ids: int = 1,
+               max_ids: int = 10) -> EvidenceRanker:
+    """Fit the ranker on the statements of ``records`` that have a reference (module docstring)."""
+    feats, golds, _ = _rows(records)
+    return _fit_rows(feats, golds, C, min_ids, max_ids)
+
+
+def cross_validate(records: Sequence[Record], *, folds: int = 5, seeds: Sequence[int] = (0, 1, 2),
+                   C: float = 1.0, min_ids: int = 1, max_ids: int = 10) -> dict[str, Any]:
+    """K-fold cross-validation of :func:`fit_ranker`, split by record (a claim never lies on both
+    sides): per seed the records are shuffled (``random.Random(seed)``) and dealt into ``folds``
+    folds; each fold's statements are cut by a ranker fitted, threshold included, on the other
+    folds, and micro P / R / F1 are pooled over all folds. Returns the per-seed figures (percent)
+    and the mean and sd (sample, n - 1) of F1 over the seeds."""
+    import random
+    import statistics
+
+    feats, golds, groups = _rows(records)
+    ids = sorted(set(groups))
+    if folds < 2 or folds > len(ids):
+        raise CitetrainError(f"cross-validation needs 2 <= folds <= {len(ids)} records with "
+                             f"references, got {folds}")
+    per_seed = []
+    for seed in seeds:
+        order = list(ids)
+        random.Random(seed).shuffle(order)
+        fold_of = {r: k % folds for k, r in enumerate(order)}
+        probs: list[list[float]] = [[] for _ in feats]
+        cuts: list[float] = [0.0] * len(feats)
+        for k in range(folds):
+            train = [j for j, g in enumerate(groups) if fold_of[g] != k]
+            fitted = _fit_rows([feats[j] for j in train], [golds[j] for j in train], C, min_ids,
+                               max_ids)
+            for j, g in enumerate(groups):
+                if fold_of[g] == k:
+                    probs[j] = fitted.probabilities_of(feats[j])
+                    cuts[j] = fitted.threshold
+        prec, rec, f1 = _micro(probs, golds, cuts, min_ids, max_ids)
+        per_seed.append({"seed": seed, "precision": round(100 * prec, 2),
+                         "recall": round(100 * rec, 2), "f1": round(100 * f1, 2)})
+    f1s = [s["f1"] for s in per_seed]
+    sd = statistics.stdev(f1s) if len(f1s) > 1 else 0.0
+    return {"folds": folds, "records": len(ids), "statements": len(feats), "per_seed": per_seed,
+            "f1_mean": round(statistics.fmean(f1s), 2), "f1_sd": round(sd, 2)}
 
 
 def evidence_refine(records: Sequence[Record], ranker: EvidenceRanker,

@@ -7,7 +7,8 @@ from rank_bm25 import BM25Okapi
 
 from citetrain.cli.main import main
 from citetrain.errors import CitetrainError
-from citetrain.refine.evidence import FEATURES, EvidenceRanker, features, fit_ranker, terms
+from citetrain.refine.evidence import (FEATURES, EvidenceRanker, cross_validate, features,
+                                       fit_ranker, terms)
 from citetrain.refine.joint import JointOptions
 from citetrain.refine.load import load_refiner
 
@@ -61,6 +62,47 @@ def test_fit_ranks_the_evidence_first():
         fit_ranker([r.model_copy(update={"gold": None}) for r in records[:3]])
 
 
+def test_cross_validation_fits_on_other_records_only(monkeypatch):
+    from citetrain.refine import evidence
+    from citetrain.synth.records import synth_records
+
+    records = synth_records(30, seed=0)
+    fitted_on, scored = [], []
+    real_fit, real_probs = evidence._fit_rows, EvidenceRanker.probabilities_of
+
+    def spy_fit(feats, *a):
+        fitted_on.append({id(f) for f in feats})
+        return real_fit(feats, *a)
+
+    def spy_probs(self, rows):
+        scored.append((len(fitted_on) - 1, id(rows)))
+        return real_probs(self, rows)
+
+    monkeypatch.setattr(evidence, "_fit_rows", spy_fit)
+    monkeypatch.setattr(EvidenceRanker, "probabilities_of", spy_probs)
+    cv = cross_validate(records, folds=3, seeds=(0, 1))
+    assert len(fitted_on) == 6 and cv["folds"] == 3 and cv["records"] == 30
+    # every statement is scored once per seed, by a ranker that never saw it
+    assert len(scored) == 2 * cv["statements"]
+    assert all(rows not in fitted_on[k] for k, rows in scored)
+    f1s = [s["f1"] for s in cv["per_seed"]]
+    assert [s["seed"] for s in cv["per_seed"]] == [0, 1] and all(0 < f <= 100 for f in f1s)
+    assert cv["f1_mean"] == pytest.approx(sum(f1s) / 2, abs=0.01)
+    assert cv["f1_sd"] == pytest.approx(abs(f1s[0] - f1s[1]) / math.sqrt(2), abs=0.01)
+    monkeypatch.undo()
+    assert cross_validate(records, folds=3, seeds=(0, 1)) == cv          # deterministic by seed
+    # fitted on other records, it does worse than on its own: labels drawn at random
+    import random
+    rng = random.Random(0)
+    noisy = [r.model_copy(update={"gold": [[rng.randint(1, len(r.docs))] for _ in g]})
+             for r in records for g in [r.model_extra["gold"]]]
+    cv_noisy = cross_validate(noisy, folds=3, seeds=(0,))["f1_mean"]
+    assert cv_noisy < fit_ranker(noisy).fitted_on["train_f1"]
+    for folds in (1, 31):
+        with pytest.raises(CitetrainError, match=f"2 <= folds <= 30 records with .*, got {folds}"):
+            cross_validate(records, folds=folds)
+
+
 def test_saved_file_round_trip_and_one_line_errors(tmp_path):
     path = tmp_path / "r.json"
     ranker(threshold=0.4).save(path)
@@ -89,6 +131,16 @@ def test_fit_ranker_and_refine_eval_commands(tmp_path, capsys):
                  "--out", str(out)]) == 0
     assert f"wrote {out}: fitted on 9 statements" in capsys.readouterr().out
     assert json.loads(out.read_text())["fitted_on"]["format"] == "quotesum"
+    assert main(["fit-ranker", str(data), "--format", "quotesum", "--split", "all", "--cv", "3",
+                 "--cv-seeds", "4,5", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "cv seed 4: P " in printed and "cv seed 5: P " in printed
+    cv = json.loads(out.read_text())["fitted_on"]["cv"]
+    assert f"cv 3 folds over 6 records: F1 {cv['f1_mean']} +- {cv['f1_sd']}" in printed
+    with pytest.raises(SystemExit) as exc:
+        main(["fit-ranker", str(data), "--cv", "3", "--cv-seeds", "a,b", "--out", str(out)])
+    assert exc.value.code == 2
+    assert "not a comma-separated list of integers: 'a,b'" in capsys.readouterr().err
     assert main(["refine-eval", str(data), "--format", "quotesum", "--inputs", "removed",
                  "--refiner", f"ranker:{out}", "--joint"]) == 0
     rows = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("| ranker:")]
