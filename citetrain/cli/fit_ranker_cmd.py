@@ -17,7 +17,7 @@ def _seeds(text: str) -> list[int]:
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p = sub.add_parser(name, help="fit the evidence ranker on reference citations",
                        description="Fit the word-overlap evidence ranker (a logistic regression "
-                       "over BM25, rank, recall, quotes, neighbours, position, length) on the "
+                       "over BM25, rank, recall, quotes, neighbours, position, length, numbers) on the "
                        "records of DATA that carry reference citations (QuoteSum's marks, WiCE's "
                        "evidence: --format wice_evidence, a gold field), and write it to --out; "
                        "refine or refine-eval with --refiner ranker:FILE. The default --split "

@@ -21,7 +21,9 @@ record's passages (``rank_bm25.BM25Okapi``, k1 = 1.5, b = 0.75), the features of
   (:func:`~citetrain.refine.spans.quoted_positions`);
 * ``neighbour_bm25``: ``max(bm25_{i-1}, bm25_{i+1})`` (0 past the ends);
 * ``position``: ``(i - 1) / n``;
-* ``log_length``: ``log(1 + words in p_i)``.
+* ``log_length``: ``log(1 + words in p_i)``;
+* ``numbers``: the share of s's distinct digit runs (``\\d+``: years, counts, dates) that p_i
+  also holds (0 when s has none): a claim about 1932 is rarely backed by a sentence without it.
 
 P(evidence | p_i) = σ(w · x_i + c). The statement cites every passage with P >= ``threshold``,
 most probable first, at least ``min_ids`` and at most ``max_ids`` of them (ids increasing).
@@ -35,6 +37,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Sequence
@@ -46,9 +49,11 @@ from citetrain.records import Record, format_doc
 from citetrain.refine.generative import apply_refiner_outputs
 from citetrain.refine.spans import content_positions, quoted_positions, stems, tokens
 
-FEATURES = ("bm25", "inv_rank", "recall", "quoted", "neighbour_bm25", "position", "log_length")
+FEATURES = ("bm25", "inv_rank", "recall", "quoted", "neighbour_bm25", "position", "log_length",
+            "numbers")
 THRESHOLDS = tuple(round(0.05 * k, 2) for k in range(1, 17))  # 0.05 .. 0.8
 FILE_KIND = "citetrain-evidence-ranker"
+_NUMBER = re.compile(r"\d+")
 
 
 def _terms(words: Sequence[str]) -> list[str]:
@@ -86,13 +91,15 @@ def features(statement: str, passages: Sequence[str]) -> list[list[float]]:
     rank = {i: r for r, i in enumerate(order)}
     want = set(query)
     content = content_positions(words)
+    numbers = set(_NUMBER.findall(statement))
     rows = []
     for i, (doc, text, p_words) in enumerate(zip(docs, passages, passage_words)):
         quoted = quoted_positions(words, p_words, 2) & content
         near = max(bm25[i - 1] if i > 0 else 0.0, bm25[i + 1] if i + 1 < len(bm25) else 0.0)
         rows.append([bm25[i], 1.0 / (1 + rank[i]), len(want & set(doc)) / len(want) if want else 0.0,
                      len(quoted) / len(content) if content else 0.0, near, i / len(passages),
-                     math.log1p(len(text.split()))])
+                     math.log1p(len(text.split())),
+                     len(numbers & set(_NUMBER.findall(text))) / len(numbers) if numbers else 0.0])
     return rows
 
 

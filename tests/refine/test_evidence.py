@@ -28,6 +28,9 @@ def test_features_by_hand():
     assert col["neighbour_bm25"] == pytest.approx([0.0, 1.0, 0.0])  # 2 sits beside 1
     assert col["position"] == pytest.approx([0.0, 1 / 3, 2 / 3])
     assert col["log_length"] == pytest.approx([math.log1p(5), math.log1p(3), math.log1p(5)])
+    assert col["numbers"] == [1.0, 0.0, 0.0]                        # 1932, not 1930
+    assert [r[-1] for r in features("In 1932 and 1930 it opened", PASSAGES)] == [0.5, 0.0, 0.5]
+    assert [r[-1] for r in features("It opened", PASSAGES)] == [0.0, 0.0, 0.0]
     assert features(STATEMENT, []) == []
 
 
