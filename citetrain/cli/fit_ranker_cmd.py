@@ -23,6 +23,11 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        "refine or refine-eval with --refiner ranker:FILE. The default --split "
                        "train leaves refine-eval --split validation the unseen side.")
     add_gold_data_options(p, "train")
+    p.add_argument("--inputs", choices=("removed", "half", "wrong"), default="removed",
+                   help="fit on the records with their marks removed (default: the ranker then "
+                   "ignores the marks it is given), half right or all wrong (refine-eval's "
+                   "inputs, seeded by --seed): with half, it learns how far to trust given marks")
+    p.add_argument("--seed", type=int, default=0, help="seed of --inputs (0)")
     p.add_argument("--out", required=True, help="ranker file to write (JSON)")
     p.add_argument("--C", type=float, default=1.0, help="inverse L2 strength (1.0)")
     p.add_argument("--max-ids", type=int, default=10, help="at most this many ids (10)")
@@ -34,8 +39,10 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from citetrain.refine.evidence import cross_validate, fit_ranker
+    from citetrain.refine.inputs import make_inputs
 
     records, data = read_gold_data(args)
+    records = make_inputs(records, args.inputs, args.seed)
     cv = None
     if args.cv:
         cv = cross_validate(records, folds=args.cv, seeds=args.cv_seeds, C=args.C,
@@ -47,7 +54,8 @@ def run(args: argparse.Namespace) -> int:
     ranker = fit_ranker(records, C=args.C, max_ids=args.max_ids)
     if cv:
         ranker.fitted_on["cv"] = cv
-    ranker.fitted_on.update(data=str(args.data), format=data["format"], split=args.split,
+    ranker.fitted_on.update(data=str(args.data), format=data["format"], inputs=args.inputs,
+                            seed=args.seed, split=args.split,
                             split_fraction=args.split_fraction, split_seed=args.split_seed)
     ranker.save(args.out)
     fit = ranker.fitted_on

@@ -23,13 +23,18 @@ record's passages (``rank_bm25.BM25Okapi``, k1 = 1.5, b = 0.75), the features of
 * ``position``: ``(i - 1) / n``;
 * ``log_length``: ``log(1 + words in p_i)``;
 * ``numbers``: the share of s's distinct digit runs (``\\d+``: years, counts, dates) that p_i
-  also holds (0 when s has none): a claim about 1932 is rarely backed by a sentence without it.
+  also holds (0 when s has none): a claim about 1932 is rarely backed by a sentence without it;
+* ``given``: 1 when i is among the statement's own marks (the generator's citations, which
+  Generate-then-Refine keeps where they are right), else 0.
 
 P(evidence | p_i) = σ(w · x_i + c). The statement cites every passage with P >= ``threshold``,
 most probable first, at least ``min_ids`` and at most ``max_ids`` of them (ids increasing).
 :func:`fit_ranker` fits w and c (scikit-learn's ``LogisticRegression``, L2, ``C``) on every
 (statement, passage) of records with a reference, and picks ``threshold`` on the same records
-(micro F1 over :data:`THRESHOLDS`). The statement's own marks are not read.
+(micro F1 over :data:`THRESHOLDS`). ``given`` is read from the records as they are: fitted on
+inputs without marks (``citetrain fit-ranker --inputs removed``, the default) its weight is 0 and
+the marks a statement carries later are ignored; fitted on inputs whose marks are half right
+(``--inputs half``) it learns how far to trust them.
 :func:`cross_validate` estimates how a ranker fitted so does on unseen records (k folds by
 record, repeated over seeds).
 """
@@ -40,7 +45,7 @@ import math
 import re
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Collection, Sequence
 
 from citetrain.builders.prompts import render_ids
 from citetrain.builders.refiner_pairs import statement_texts
@@ -50,7 +55,7 @@ from citetrain.refine.generative import apply_refiner_outputs
 from citetrain.refine.spans import content_positions, quoted_positions, stems, tokens
 
 FEATURES = ("bm25", "inv_rank", "recall", "quoted", "neighbour_bm25", "position", "log_length",
-            "numbers")
+            "numbers", "given")
 THRESHOLDS = tuple(round(0.05 * k, 2) for k in range(1, 17))  # 0.05 .. 0.8
 FILE_KIND = "citetrain-evidence-ranker"
 _NUMBER = re.compile(r"\d+")
@@ -73,7 +78,8 @@ def _cut(probs: Sequence[float], threshold: float, min_ids: int, max_ids: int) -
     return sorted(i + 1 for i in order[:k])
 
 
-def features(statement: str, passages: Sequence[str]) -> list[list[float]]:
+def features(statement: str, passages: Sequence[str], given: Collection[int] = ()
+             ) -> list[list[float]]:
     """One row of :data:`FEATURES` per passage (see the module docstring)."""
     from rank_bm25 import BM25Okapi
 
@@ -99,7 +105,8 @@ def features(statement: str, passages: Sequence[str]) -> list[list[float]]:
         rows.append([bm25[i], 1.0 / (1 + rank[i]), len(want & set(doc)) / len(want) if want else 0.0,
                      len(quoted) / len(content) if content else 0.0, near, i / len(passages),
                      math.log1p(len(text.split())),
-                     len(numbers & set(_NUMBER.findall(text))) / len(numbers) if numbers else 0.0])
+                     len(numbers & set(_NUMBER.findall(text))) / len(numbers) if numbers else 0.0,
+                     float(i + 1 in given)])
     return rows
 
 
@@ -115,18 +122,21 @@ class EvidenceRanker:
     features: list[str] = field(default_factory=lambda: list(FEATURES))
     fitted_on: dict[str, Any] = field(default_factory=dict)
 
-    def probabilities(self, statement: str, passages: Sequence[str]) -> list[float]:
-        """P(evidence) of each passage for ``statement``."""
-        return self.probabilities_of(features(statement, passages))
+    def probabilities(self, statement: str, passages: Sequence[str], given: Collection[int] = ()
+                      ) -> list[float]:
+        """P(evidence) of each passage for ``statement`` citing ``given`` (1-based ids)."""
+        return self.probabilities_of(features(statement, passages, given))
 
     def probabilities_of(self, rows: Sequence[Sequence[float]]) -> list[float]:
         """P(evidence) of each row of :func:`features`."""
         return [1.0 / (1.0 + math.exp(-(sum(w * x for w, x in zip(self.weights, row)) + self.bias)))
                 for row in rows]
 
-    def choose(self, statement: str, passages: Sequence[str]) -> list[int]:
-        """1-based ids the statement cites (module docstring), increasing."""
-        return _cut(self.probabilities(statement, passages), self.threshold, self.min_ids,
+    def choose(self, statement: str, passages: Sequence[str], given: Collection[int] = ()
+               ) -> list[int]:
+        """1-based ids the statement (citing ``given``) cites after refining (module docstring),
+        increasing."""
+        return _cut(self.probabilities(statement, passages, given), self.threshold, self.min_ids,
                     self.max_ids)
 
     def save(self, path: str | Path) -> None:
@@ -169,9 +179,9 @@ def _rows(records: Sequence[Record]) -> tuple[list[list[list[float]]], list[set[
         if gold is None or len(gold) != len(split):
             continue
         passages = [format_doc(d) for d in rec.docs]
-        for text, ids in zip(statement_texts(rec, split), gold):
+        for text, st, ids in zip(statement_texts(rec, split), split, gold):
             if ids:
-                feats.append(features(text, passages))
+                feats.append(features(text, passages, st.citations))
                 golds.append(set(ids))
                 groups.append(r)
     return feats, golds, groups
@@ -262,10 +272,15 @@ def cross_validate(records: Sequence[Record], *, folds: int = 5, seeds: Sequence
 
 def evidence_refine(records: Sequence[Record], ranker: EvidenceRanker,
                     counts: dict[str, int] | None = None) -> tuple[list[Record], dict[str, int]]:
-    """Refined copies of ``records``, each statement citing :meth:`EvidenceRanker.choose`, and
-    the counts of :func:`~citetrain.refine.generative.apply_refiner_outputs`."""
+    """Refined copies of ``records``, each statement citing :meth:`EvidenceRanker.choose` (its
+    own marks as ``given``), and the counts of
+    :func:`~citetrain.refine.generative.apply_refiner_outputs`."""
+    from citetrain.text.statements import statements
+
     outputs = []
     for rec in records:
         passages = [format_doc(d) for d in rec.docs]
-        outputs.append([render_ids(ranker.choose(text, passages)) for text in statement_texts(rec)])
+        split = statements(rec.output, first_line_only=False)
+        outputs.append([render_ids(ranker.choose(text, passages, st.citations))
+                        for text, st in zip(statement_texts(rec, split), split)])
     return apply_refiner_outputs(records, outputs, counts)

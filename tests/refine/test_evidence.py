@@ -29,8 +29,12 @@ def test_features_by_hand():
     assert col["position"] == pytest.approx([0.0, 1 / 3, 2 / 3])
     assert col["log_length"] == pytest.approx([math.log1p(5), math.log1p(3), math.log1p(5)])
     assert col["numbers"] == [1.0, 0.0, 0.0]                        # 1932, not 1930
-    assert [r[-1] for r in features("In 1932 and 1930 it opened", PASSAGES)] == [0.5, 0.0, 0.5]
-    assert [r[-1] for r in features("It opened", PASSAGES)] == [0.0, 0.0, 0.0]
+    num = FEATURES.index("numbers")
+    assert [r[num] for r in features("In 1932 and 1930 it opened", PASSAGES)] == [0.5, 0.0, 0.5]
+    assert [r[num] for r in features("It opened", PASSAGES)] == [0.0, 0.0, 0.0]
+    assert col["given"] == [0.0, 0.0, 0.0]
+    given = FEATURES.index("given")
+    assert [r[given] for r in features(STATEMENT, PASSAGES, given=[3, 7])] == [0.0, 0.0, 1.0]
     assert features(STATEMENT, []) == []
 
 
@@ -63,6 +67,28 @@ def test_fit_ranks_the_evidence_first():
     assert ours == pytest.approx(fitted.fitted_on["train_f1"], abs=0.01) and ours > trivial + 10
     with pytest.raises(CitetrainError, match="no statement with reference"):
         fit_ranker([r.model_copy(update={"gold": None}) for r in records[:3]])
+
+
+def test_given_marks_are_a_fitted_prior():
+    from citetrain.metrics.gold_citations import gold_citations
+    from citetrain.refine.evidence import evidence_refine
+    from citetrain.refine.inputs import make_inputs
+    from citetrain.synth.records import synth_records
+
+    records = synth_records(60, seed=0)
+    removed, half = make_inputs(records, "removed", 0), make_inputs(records, "half", 0)
+    given = FEATURES.index("given")
+    assert fit_ranker(removed).weights[given] == 0.0        # never seen: the marks are ignored
+    trusting = fit_ranker(half)
+    assert trusting.weights[given] > 0
+    f1 = {name: gold_citations(evidence_refine(inputs, trusting)[0]).scores["gold_f1"]
+          for name, inputs in (("removed", removed), ("half", half))}
+    assert f1["half"] > f1["removed"]
+    # a ranker that reads only the marks cites them, statement by statement
+    only = EvidenceRanker([0.0] * given + [10.0], -5.0, threshold=0.5, min_ids=0)
+    refined = evidence_refine(half, only)[0]
+    from citetrain.metrics.gold_citations import cited_ids
+    assert [cited_ids(r) for r in refined] == [cited_ids(r) for r in half]
 
 
 def test_cross_validation_fits_on_other_records_only(monkeypatch):
