@@ -38,7 +38,7 @@ def run(args: argparse.Namespace) -> int:
     from citetrain.refine.benchmark import (DEFAULT_REFINERS, format_notes, format_table,
                                             run_benchmark)
     from citetrain.refine.inputs import parse_variants
-    from citetrain.refine.load import JOINT_SUFFIX, load_refiner_row
+    from citetrain.refine.load import JOINT_SUFFIX, kind_of, load_refiner_row
 
     variants = parse_variants(args.inputs)
     records, data = read_gold_data(args, args.limit)
@@ -51,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
     joint = options.pop("joint")
     names = [*DEFAULT_REFINERS, *args.refiner]
     if joint is not None:  # a joint row beside each pair refiner's own
-        names += [n + JOINT_SUFFIX for n in names if not n.startswith(("baseline:", "ranker:"))]
+        names += [n + JOINT_SUFFIX for n in names if kind_of(n) == "pair"]
     load = partial(load_refiner_row, joint=joint, batch_size=args.batch_size, **options)
     rows, made = run_benchmark(records, names, variants, args.seed, load)
     print("\n".join([format_table(rows), *format_notes(rows, made)]))

@@ -94,13 +94,19 @@ def refiner_kind(path: str) -> Kind:
                          f"statement) support classifier (architectures: {arch or 'none'})")
 
 
+def kind_of(path: str) -> RefinerKind:
+    """The kind of the refiner ``load_refiner(path)`` loads, without loading it (a checkpoint's
+    config is read)."""
+    return NAMED.get(path) or ("ranker" if path.startswith(RANKER_PREFIX) else refiner_kind(path))
+
+
 def load_refiner(path: str, *, max_new_tokens: int = 24, batch_size: int = 8,
                  max_length: int | None = None, max_words: int | None = None,
                  threshold: float = 0.5, max_ids: int | None = 3,
                  progress: bool = False, joint: JointOptions | None = None) -> Refiner:
     """The refiner at ``path`` (see the module docstring). Generation options apply to causal
     refiners, ``threshold`` / ``max_ids`` / ``joint`` to pair refiners (``lexical`` included)."""
-    kind = NAMED.get(path) or ("ranker" if path.startswith(RANKER_PREFIX) else refiner_kind(path))
+    kind = kind_of(path)
     if joint is not None and kind != "pair":
         raise CitetrainError(f"--joint: {path} is a {kind} refiner; joint support is asked of "
                              "pair refiners (lexical, or a support classifier checkpoint)")

@@ -137,6 +137,27 @@ def test_joint_rows_beside_each_pair_refiner(quotesum_file, tmp_path, capsys):
         assert (row["prec"], row["rec"], row["f1"], row["exact"]) == (100.0,) * 4
 
 
+def test_joint_rows_only_for_pair_refiners(quotesum_file, monkeypatch, capsys):
+    """--joint adds NAME+joint for pair refiners only: a causal checkpoint, a ranker and the
+    baselines keep their one row (a causal one used to end the run with a --joint error)."""
+    real_load, real_kind = load_module.load_refiner, load_module.kind_of
+    kinds = {"ckpt/causal": "generative", "ckpt/pair": "pair"}
+
+    def fake(name, **options):
+        if name in kinds:
+            return Refiner(kinds[name], name + ("+joint" if options.get("joint") else ""), oracle)
+        return real_load(name, **options)
+
+    monkeypatch.setattr(load_module, "load_refiner", fake)
+    monkeypatch.setattr(load_module, "kind_of", lambda n: kinds.get(n) or real_kind(n))
+    assert main(["refine-eval", str(quotesum_file), "--format", "quotesum", "--joint", "--inputs",
+                 "removed", "--refiner", "ckpt/causal", "--refiner", "ckpt/pair"]) == 0
+    names = [ln.split(" | ")[0][2:] for ln in capsys.readouterr().out.splitlines()
+             if ln.startswith("| ") and " | removed | " in ln]
+    assert names == [INPUT_ROW, *DEFAULT_REFINERS, "ckpt/causal", "ckpt/pair", "lexical+joint",
+                     "ckpt/pair+joint"]
+
+
 def test_split_keeps_one_side_of_the_judge_split(quotesum_file, capsys):
     from citetrain.builders.sets import split_of
     from citetrain.refine.benchmark import split_records
