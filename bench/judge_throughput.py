@@ -314,7 +314,7 @@ def main() -> None:
 
     for dtype in ce_dtypes if cuda else ("auto",):
         engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm)
-        out, sec = clock(lambda: alce(records, engine), cuda)
+        out, sec = clock(lambda e=engine: alce(records, e), cuda)
         rows.append(dict(scorer="ALCE rec/prec, same encoder" + (f", {dtype}" if cuda else ""),
                          dtype=dtype if cuda else "fp32",
                          statements=len(out.per_statement) or n_statements, seconds=sec,

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.fake_openai import server  # noqa: F401  (the fake OpenAI endpoint fixture, for every module)
+
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")

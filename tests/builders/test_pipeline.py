@@ -13,7 +13,7 @@ from citetrain.nli.cache import NLICache
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
 
-from .hand import DOCS, OUTPUT, table_nli, variant, variants_nli
+from .hand import DOCS, OUTPUT, variant, variants_nli
 
 
 def write_records(path: Path, n: int = 6) -> Path:

@@ -5,7 +5,6 @@ import datasets
 from citetrain.builders.pipeline import build
 from citetrain.builders.spec import BuildSpec
 
-from ..fake_openai import server  # noqa: F401  (the fixture)
 from .test_pipeline import engine, write_records
 
 GOOD = "\n".join(f'<editing sentence_id="{k}"> N/A </editing>\n<rating sentence_id="{k}"> 5 </rating>'

@@ -19,7 +19,6 @@ from citetrain.llm.cache import ChatCache
 from citetrain.analysis.editdist import PUBLISHED_WEIGHTS, Action, editdist_score
 from citetrain.records import Doc, Record
 
-from ..fake_openai import server  # noqa: F401  (the fixture)
 
 KEY = "sk-test-teacher-5ecret"
 REPO = Path(__file__).resolve().parents[2]

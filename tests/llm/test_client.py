@@ -7,7 +7,6 @@ from citetrain.errors import CitetrainError
 from citetrain.llm.cache import ChatCache, chat_key
 from citetrain.llm.client import CachedChat, ChatClient
 
-from ..fake_openai import server  # noqa: F401  (the fixture)
 
 KEY = "sk-test-5ecret-never-shown"
 
