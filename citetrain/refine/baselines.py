@@ -19,15 +19,17 @@ text outside the marks is byte-identical and the counts are those of every refin
 """
 from __future__ import annotations
 
-from typing import Callable, Sequence
+from typing import Callable, Sequence, TypeVar
 
 from citetrain.builders.prompts import render_ids
 from citetrain.builders.refiner_pairs import statement_texts
 from citetrain.nli.lexical import content_words
 from citetrain.records import Record, format_doc
 from citetrain.refine.generative import apply_refiner_outputs
+from citetrain.text.statements import statements
 
 ChooseFn = Callable[[set[str], Sequence[set[str]]], list[int]]
+P = TypeVar("P")
 
 
 def words(text: str) -> set[str]:
@@ -57,12 +59,26 @@ def cover_ids(statement: set[str], passages: Sequence[set[str]], *, min_new: int
 BASELINES: dict[str, ChooseFn] = {"trivial": trivial_ids, "cover": cover_ids}
 
 
+def refine_each_statement(records: Sequence[Record], read: Callable[[str], P],
+                          choose: Callable[[str, list[P], list[int]], list[int]],
+                          counts: dict[str, int] | None = None
+                          ) -> tuple[list[Record], dict[str, int]]:
+    """Refined copies of ``records``, each statement citing ``choose(text without marks,
+    [read(passage), ...], its own ids)`` (passages read as :func:`~citetrain.records.format_doc`
+    gives them), and the counts of :func:`~citetrain.refine.generative.apply_refiner_outputs`:
+    the loop of every no-model refiner (the baselines, the quote cover, the evidence ranker)."""
+    outputs = []
+    for rec in records:
+        passages = [read(format_doc(d)) for d in rec.docs]
+        split = statements(rec.output, first_line_only=False)
+        outputs.append([render_ids(choose(text, passages, st.citations))
+                        for text, st in zip(statement_texts(rec, split), split)])
+    return apply_refiner_outputs(records, outputs, counts)
+
+
 def baseline_refine(records: Sequence[Record], choose: ChooseFn,
                     counts: dict[str, int] | None = None) -> tuple[list[Record], dict[str, int]]:
     """Refined copies of ``records`` citing ``choose(W(statement), [W(passage), ...])`` per
     statement, and the counts of :func:`~citetrain.refine.generative.apply_refiner_outputs`."""
-    outputs = []
-    for rec in records:
-        passages = [words(format_doc(d)) for d in rec.docs]
-        outputs.append([render_ids(choose(words(t), passages)) for t in statement_texts(rec)])
-    return apply_refiner_outputs(records, outputs, counts)
+    return refine_each_statement(records, words, lambda text, ps, _: choose(words(text), ps),
+                                 counts)

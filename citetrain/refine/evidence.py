@@ -47,11 +47,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Collection, Sequence
 
-from citetrain.builders.prompts import render_ids
 from citetrain.builders.refiner_pairs import statement_texts
 from citetrain.errors import CitetrainError
 from citetrain.records import Record, format_doc
-from citetrain.refine.generative import apply_refiner_outputs
+from citetrain.refine.baselines import refine_each_statement
 from citetrain.refine.spans import content_positions, quoted_positions, stems, tokens
 
 FEATURES = ("bm25", "inv_rank", "recall", "quoted", "neighbour_bm25", "position", "log_length",
@@ -275,12 +274,4 @@ def evidence_refine(records: Sequence[Record], ranker: EvidenceRanker,
     """Refined copies of ``records``, each statement citing :meth:`EvidenceRanker.choose` (its
     own marks as ``given``), and the counts of
     :func:`~citetrain.refine.generative.apply_refiner_outputs`."""
-    from citetrain.text.statements import statements
-
-    outputs = []
-    for rec in records:
-        passages = [format_doc(d) for d in rec.docs]
-        split = statements(rec.output, first_line_only=False)
-        outputs.append([render_ids(ranker.choose(text, passages, st.citations))
-                        for text, st in zip(statement_texts(rec, split), split)])
-    return apply_refiner_outputs(records, outputs, counts)
+    return refine_each_statement(records, str, ranker.choose, counts)

@@ -35,13 +35,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Sequence
 
-from citetrain.builders.prompts import render_ids
-from citetrain.builders.refiner_pairs import statement_texts
 from citetrain.nli.lexical import content_words
-from citetrain.records import Record, format_doc
-from citetrain.refine.baselines import cover_ids
-from citetrain.refine.generative import apply_refiner_outputs
-from citetrain.text.statements import statements
+from citetrain.records import Record
+from citetrain.refine.baselines import cover_ids, refine_each_statement
 
 _TOKEN = re.compile(r"\w+(?:'\w+)*")
 
@@ -108,10 +104,5 @@ def spans_refine(records: Sequence[Record], opts: SpanOptions = SpanOptions(),
     """Refined copies of ``records``, each statement citing :func:`quote_cover_ids` (its own
     marks as the prior), and the counts of
     :func:`~citetrain.refine.generative.apply_refiner_outputs`."""
-    outputs = []
-    for rec in records:
-        passages = [tokens(format_doc(d)) for d in rec.docs]
-        split = statements(rec.output, first_line_only=False)
-        outputs.append([render_ids(quote_cover_ids(text, passages, st.citations, opts))
-                        for text, st in zip(statement_texts(rec, split), split)])
-    return apply_refiner_outputs(records, outputs, counts)
+    return refine_each_statement(records, tokens,
+                                 lambda text, ps, given: quote_cover_ids(text, ps, given, opts), counts)
