@@ -8,7 +8,7 @@ import pytest
 
 from citetrain.config import ConfigError
 from citetrain.train.recipe import validate_recipe
-from tests.train.test_crossencoder import recipe_data, tiny_bert, toy_rows, write_jsonl  # noqa: F401
+from tests.train.test_crossencoder import recipe_data, toy_rows, write_jsonl
 
 
 def write_built(folder: Path, n: int) -> Path:

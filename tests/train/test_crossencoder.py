@@ -71,14 +71,6 @@ def build_tiny_bert(directory: Path, corpus: list[str]) -> Path:
     return directory
 
 
-@pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory) -> Path:
-    rows = toy_rows(40)
-    corpus = [" ".join(r["references"]) + " " + r["claim"] for r in rows]
-    corpus += ["claim chunk of says it"] * 3
-    return build_tiny_bert(tmp_path_factory.mktemp("bert") / "base", corpus)
-
-
 def recipe_data(base: Path, labelled: list[str], tmp: Path, **train) -> dict:
     return {"name": "ce", "kind": "crossencoder", "method": "full",
             "model": {"name_or_path": str(base)}, "lora": {"enabled": False},
