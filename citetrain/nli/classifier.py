@@ -118,7 +118,7 @@ def select_premises(pairs: Sequence[Pair], tokenizer: Any, max_length: int,
     the model reads them (with a coverage hint), whose length counts instead."""
 
     def count(texts: list[str]) -> list[int]:
-        return [len(ids) for ids in tokenizer(texts, add_special_tokens=False)["input_ids"]]
+        return [len(ids) for ids in tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]]
 
     extra = tokenizer.num_special_tokens_to_add(pair=True)
     hyps = list(read_as) if read_as is not None else [h for _, h in pairs]
@@ -148,7 +148,7 @@ def encode_pairs(tokenizer: Any, premises: Sequence[str], hyps: Sequence[str],
     ``only_first``. Unpadded lists; :func:`tokenizer.pad` makes a batch of them."""
     room = max_length - tokenizer.num_special_tokens_to_add(pair=True)
     fits = [len(ids) < room for ids in
-            tokenizer(list(hyps), add_special_tokens=False)["input_ids"]] if hyps else []
+            tokenizer(list(hyps), add_special_tokens=False, verbose=False)["input_ids"]] if hyps else []
     out: dict[str, list] = {}
     for rows, mode in (([i for i, ok in enumerate(fits) if ok], "only_first"),
                        ([i for i, ok in enumerate(fits) if not ok], "longest_first")):
@@ -207,7 +207,7 @@ class ClassifierNLI(HFBackend):
             enc = self.tokenizer.pad(rows, padding=True, return_tensors="pt")
             return enc, list(range(len(pairs)))
         if self.windows:
-            longest_h = max(len(ids) for ids in self.tokenizer(hyps, add_special_tokens=False)["input_ids"])
+            longest_h = max(len(ids) for ids in self.tokenizer(hyps, add_special_tokens=False, verbose=False)["input_ids"])
             room = self.max_length - longest_h - 4
             if room >= 16:
                 enc = self.tokenizer(premises, hyps, padding=True, truncation="only_first",
