@@ -29,7 +29,7 @@ def test_hint_counts_the_whole_premise_not_the_selected_part(tmp_path):
     from citetrain.nli.classifier import select_premises
 
     class Tok:  # one token per word
-        def __call__(self, texts, add_special_tokens=False):
+        def __call__(self, texts, add_special_tokens=False, verbose=True):
             return {"input_ids": [t.split() for t in texts]}
 
         def num_special_tokens_to_add(self, pair=True):
