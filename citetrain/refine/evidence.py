@@ -49,6 +49,7 @@ from typing import Any, Collection, Sequence
 
 from citetrain.builders.refiner_pairs import statement_texts
 from citetrain.errors import CitetrainError
+from citetrain.metrics.base import f1
 from citetrain.records import Record, format_doc
 from citetrain.refine.baselines import refine_each_statement
 from citetrain.refine.spans import content_positions, quoted_positions, stems, tokens
@@ -196,7 +197,7 @@ def _micro(probs: Sequence[Sequence[float]], golds: Sequence[set[int]],
         tp += len(chosen & g)
         cited += len(chosen)
     prec, rec = tp / max(cited, 1), tp / max(sum(map(len, golds)), 1)
-    return prec, rec, (2 * prec * rec / (prec + rec) if tp else 0.0)
+    return prec, rec, f1(prec, rec)
 
 
 def _fit_rows(feats: Sequence[Sequence[Sequence[float]]], golds: Sequence[set[int]], C: float,
@@ -215,11 +216,11 @@ def _fit_rows(feats: Sequence[Sequence[Sequence[float]]], golds: Sequence[set[in
     ranker = EvidenceRanker(model.coef_[0].tolist(), float(model.intercept_[0]), min_ids=min_ids,
                             max_ids=max_ids)
     probs = [model.predict_proba(np.array(f))[:, 1].tolist() for f in feats]
-    f1, neg_t = max((_micro(probs, golds, [t] * len(probs), min_ids, max_ids)[2], -t)
+    best, neg_t = max((_micro(probs, golds, [t] * len(probs), min_ids, max_ids)[2], -t)
                      for t in THRESHOLDS)
     ranker.threshold = -neg_t
     ranker.fitted_on = {"statements": len(feats), "passages": int(len(y)), "evidence": int(y.sum()),
-                        "train_f1": round(100 * f1, 2), "C": C}
+                        "train_f1": round(100 * best, 2), "C": C}
     return ranker
 
 
@@ -260,9 +261,9 @@ def cross_validate(records: Sequence[Record], *, folds: int = 5, seeds: Sequence
                 if fold_of[g] == k:
                     probs[j] = fitted.probabilities_of(feats[j])
                     cuts[j] = fitted.threshold
-        prec, rec, f1 = _micro(probs, golds, cuts, min_ids, max_ids)
+        prec, rec, score = _micro(probs, golds, cuts, min_ids, max_ids)
         per_seed.append({"seed": seed, "precision": round(100 * prec, 2),
-                         "recall": round(100 * rec, 2), "f1": round(100 * f1, 2)})
+                         "recall": round(100 * rec, 2), "f1": round(100 * score, 2)})
     f1s = [s["f1"] for s in per_seed]
     sd = statistics.stdev(f1s) if len(f1s) > 1 else 0.0
     return {"folds": folds, "records": len(ids), "statements": len(feats), "per_seed": per_seed,
