@@ -163,20 +163,24 @@ def _pair_refiner(name: str, support: Any, threshold: float, max_ids: int | None
         records, support, threshold=threshold, max_ids=max_ids, counts=counts))
 
 
+def _baseline_refiners() -> dict[str, RefineFn]:
+    """The refine function of every no-model baseline of :data:`NAMED`, by name."""
+    from citetrain.refine.baselines import BASELINES, ChooseFn, baseline_refine
+    from citetrain.refine.spans import SpanOptions, spans_refine
+
+    def over(choose: ChooseFn) -> RefineFn:
+        return lambda records, counts: baseline_refine(records, choose, counts)
+
+    table = {f"baseline:{key}": over(choose) for key, choose in BASELINES.items()}
+    table["baseline:spans"] = lambda records, counts: spans_refine(records, SpanOptions(), counts)
+    return table
+
+
 def _named_refiner(name: str, *, threshold: float, max_ids: int | None,
                    joint: JointOptions | None) -> Refiner:
     """A refiner of :data:`NAMED`: nothing to load."""
-    if name == "baseline:spans":
-        from citetrain.refine.spans import SpanOptions, spans_refine
-
-        return Refiner("baseline", name, lambda records, counts: spans_refine(
-            records, SpanOptions(), counts))
     if NAMED[name] == "baseline":
-        from citetrain.refine.baselines import BASELINES, baseline_refine
-
-        choose = BASELINES[name.removeprefix("baseline:")]
-        return Refiner("baseline", name, lambda records, counts: baseline_refine(records, choose,
-                                                                                 counts))
+        return Refiner("baseline", name, _baseline_refiners()[name])
     from citetrain.nli.registry import make_engine
 
     engine = make_engine("lexical", cache=False, progress=False)

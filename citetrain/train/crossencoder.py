@@ -118,14 +118,24 @@ def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
 
 def load_classifier(recipe: Recipe, base: str, id2label: dict[int, str] | None = None):
     """The encoder with a fresh head (3-way unless ``id2label`` says otherwise; any head the
-    base carries is replaced)."""
-    from transformers import AutoModelForSequenceClassification
+    base carries is replaced); with ``model.num_layers`` N, only its first N layers."""
+    from transformers import AutoConfig, AutoModelForSequenceClassification
 
+    extra: dict[str, Any] = {}
+    if recipe.model.num_layers is not None:
+        have = AutoConfig.from_pretrained(base, revision=recipe.model.revision,
+                                          trust_remote_code=recipe.model.trust_remote_code)
+        if not hasattr(have, "num_hidden_layers"):
+            raise CitetrainError(f"model.num_layers: {base}'s config has no num_hidden_layers")
+        if recipe.model.num_layers > have.num_hidden_layers:
+            raise CitetrainError(f"model.num_layers: {recipe.model.num_layers} is more than the "
+                                 f"{have.num_hidden_layers} layers of {base}")
+        extra["num_hidden_layers"] = recipe.model.num_layers  # the first N layers' weights load
     model = AutoModelForSequenceClassification.from_pretrained(
         base, revision=recipe.model.revision, num_labels=len(id2label or ID2LABEL),
         id2label=id2label or ID2LABEL, label2id={v: k for k, v in (id2label or ID2LABEL).items()},
         ignore_mismatched_sizes=True, dtype=S.torch_dtype(recipe),
-        trust_remote_code=recipe.model.trust_remote_code)
+        trust_remote_code=recipe.model.trust_remote_code, **extra)
     model.config.citetrain_premise = recipe.data.premise
     model.config.citetrain_hint = recipe.data.hint
     if recipe.model.dropout is not None:  # e.g. 0.0: a few hundred steps on little data

@@ -32,6 +32,8 @@ class ModelSection(_Section):
     gradient_checkpointing: bool = False
     dropout: float | None = Field(default=None, ge=0.0, lt=1.0)  # kind crossencoder: every
     # dropout layer of the encoder set to this (None: the model's own)
+    num_layers: int | None = Field(default=None, ge=1)  # kind crossencoder: keep the encoder's
+    # first N layers (a cheaper student for serving on CPUs; None: all of them)
     adapter: str | None = None  # a trained LoRA adapter folder (an SFT run's final/) to go on from
 
 
@@ -249,7 +251,9 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
                 + (["data.built is for kind crossencoder"] if r.data.built else [])
                 + (["eval.stack is for kind crossencoder"] if r.eval.stack != "none" else [])
                 + (["data.calibration_fraction is for kind crossencoder"]
-                   if r.data.calibration_fraction else []))
+                   if r.data.calibration_fraction else [])
+                + (["model.num_layers is for kind crossencoder"]
+                   if r.model.num_layers is not None else []))
     errs = []
     if r.eval.stack != "none" and not r.data.calibration_fraction:
         errs.append("eval.stack is fitted on held-out training claims: set "

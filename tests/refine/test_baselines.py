@@ -67,6 +67,18 @@ def test_named_refiners_replace_the_marks(name, kind, expected):
     assert got is counts and set(COUNT_KEYS) <= set(counts) and counts["statements"] == 2
 
 
+def test_every_named_baseline_loads_its_own_refine_function():
+    from citetrain.refine.load import NAMED
+    from citetrain.refine.spans import SpanOptions, spans_refine
+
+    for name in (n for n, kind in NAMED.items() if kind == "baseline"):
+        refiner = load_refiner(name)
+        assert (refiner.kind, refiner.name) == ("baseline", name)
+    (loaded,), _ = load_refiner("baseline:spans").refine([RECORD], {})
+    (direct,), _ = spans_refine([RECORD], SpanOptions(), {})
+    assert loaded.output == direct.output
+
+
 def test_lexical_takes_the_pair_refiner_threshold_and_cap():
     (out,), _ = load_refiner("lexical", threshold=0.6).refine([RECORD], {})
     assert out.output == ("The bridge opened in 1932 and cost four million dollars. "

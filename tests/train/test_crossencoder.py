@@ -144,6 +144,31 @@ def test_crossencoder_recipe_rules(tmp_path):
     assert "data.hint is for kind crossencoder" in " ".join(_errors(hint))
     both = {**no_data, "method": "qlora", "quantization": {"load_in_4bit": True}, "lora": {}}
     assert len(_errors(both)) >= 2  # every broken rule at once
+    layers = {**other, "model": {"tiny": {}, "num_layers": 2}}
+    assert "model.num_layers is for kind crossencoder" in " ".join(_errors(layers))
+    assert any("num_layers" in e for e in _errors({**ok, "model": {**ok["model"], "num_layers": 0}}))
+
+
+def test_num_layers_keeps_the_first_layers_of_the_encoder(tiny_bert, tmp_path):
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from citetrain.train.crossencoder import load_classifier
+
+    data = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)
+    base = AutoModelForSequenceClassification.from_pretrained(str(tiny_bert))
+    student = load_classifier(validate_recipe({**data, "model": {**data["model"], "num_layers": 1}}),
+                              str(tiny_bert))
+    assert student.config.num_hidden_layers == 1 and len(student.bert.encoder.layer) == 1
+    got, want = student.bert.encoder.layer[0].state_dict(), base.bert.encoder.layer[0].state_dict()
+    assert all(torch.equal(got[k], want[k]) for k in want)  # layer 0 as trained, not re-drawn
+    assert torch.equal(student.bert.embeddings.word_embeddings.weight,
+                       base.bert.embeddings.word_embeddings.weight)
+    whole = load_classifier(validate_recipe(data), str(tiny_bert))
+    assert len(whole.bert.encoder.layer) == 2
+    with pytest.raises(CitetrainError, match="model.num_layers: 3 is more than the 2 layers"):
+        load_classifier(validate_recipe({**data, "model": {**data["model"], "num_layers": 3}}),
+                        str(tiny_bert))
 
 
 def test_existing_pairs_dataset_is_enough(tmp_path):
