@@ -96,7 +96,8 @@ class Seq2SeqNLI(HFBackend):
 
     def input_lengths(self, pairs: Sequence[Pair]) -> list[int]:
         """Untruncated length in tokens of each pair's TRUE input text."""
-        enc = self.tokenizer([true_input(p, h) for p, h in pairs], add_special_tokens=True)
+        enc = self.tokenizer([true_input(p, h) for p, h in pairs], add_special_tokens=True,
+                             verbose=False)  # measured, not run: no over-length warning
         return [len(ids) for ids in enc["input_ids"]]
 
     def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:

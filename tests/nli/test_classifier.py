@@ -90,6 +90,33 @@ def test_long_premises_are_read_in_windows_and_take_the_best(models):
     assert cut.revision == fingerprint(models["three"]) + "+len40"
 
 
+def test_measuring_lengths_does_not_warn_of_over_long_sequences(models):
+    """``truncates`` only measures; transformers' "longer than the specified maximum" warning is
+    for sequences run through the model, and the capture below does see it when asked."""
+    import logging
+
+    from transformers.utils import logging as hf_logging
+
+    seen: list[str] = []
+
+    class Catch(logging.Handler):
+        def emit(self, record):
+            seen.append(record.getMessage())
+
+    long = ("the dog sat on a mat " * 12) + "a cat is on the mat"
+    cut = ClassifierNLI(str(models["three"]), device="cpu", max_length=40, windows=False)
+    cut.tokenizer.model_max_length = 40
+    catch = Catch()
+    hf_logging.get_logger("transformers").addHandler(catch)
+    try:
+        assert cut.truncates([(long, "a cat is on the mat")]) == [True]
+        assert not [m for m in seen if "longer than the specified maximum" in m]
+        cut.tokenizer([long], ["a cat is on the mat"])  # the call that should warn
+        assert [m for m in seen if "longer than the specified maximum" in m]
+    finally:
+        hf_logging.get_logger("transformers").removeHandler(catch)
+
+
 def test_no_entailment_label_is_a_clear_error(models):
     with pytest.raises(CitetrainError, match=r"labels \(LABEL_0, LABEL_1, LABEL_2\) include no "
                                              r"entailment label"):
