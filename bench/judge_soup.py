@@ -51,19 +51,17 @@ def soup(runs: list[Path], out: Path) -> Path:
     """Save the soup of ``runs``' final models as ``out/final`` (written beside, then renamed)."""
     from safetensors.torch import save_file
 
+    from citetrain.io.writers import atomic_dir
+
     finals = [r / "final" if (r / "final").is_dir() else r for r in runs]
     for f in finals:
         if not (f / WEIGHTS).is_file():
             raise SystemExit(f"[soup] {f}: no {WEIGHTS}")
-    tmp = out / "final.tmp"
-    shutil.rmtree(tmp, ignore_errors=True)
-    tmp.mkdir(parents=True)
-    for item in finals[0].iterdir():
-        if item.is_file() and item.name != WEIGHTS and item.name != "README.md":
-            shutil.copy(item, tmp / item.name)
-    save_file(average(finals), str(tmp / WEIGHTS), metadata={"format": "pt"})
-    shutil.rmtree(out / "final", ignore_errors=True)
-    os.replace(tmp, out / "final")
+    with atomic_dir(out / "final") as tmp:
+        for item in finals[0].iterdir():
+            if item.is_file() and item.name != WEIGHTS and item.name != "README.md":
+                shutil.copy(item, tmp / item.name)
+        save_file(average(finals), str(tmp / WEIGHTS), metadata={"format": "pt"})
     return out / "final"
 
 
@@ -79,6 +77,7 @@ def main() -> None:
         ap.error("give at least two runs to average")
     import datasets
 
+    from citetrain.io.writers import atomic_write_text
     from citetrain.train.judge_card import heldout_figures
 
     start = time.perf_counter()
@@ -86,9 +85,7 @@ def main() -> None:
     validation = datasets.load_from_disk(str(args.dataset))["validation"]
     held = heldout_figures(final, validation, args.out / "heldout_scores.jsonl")
     summary = {"soup_of": [str(r) for r in args.runs], "heldout": held}
-    tmp = args.out / "train_summary.json.tmp"
-    tmp.write_text(json.dumps(summary, indent=2))
-    os.replace(tmp, args.out / "train_summary.json")
+    atomic_write_text(args.out / "train_summary.json", json.dumps(summary, indent=2))
     figs = "  ".join(f"{s['source']} {s['model']:.3f} (lexical {s['lexical']:.3f})"
                      for s in held["sources"])
     print(f"[soup] {args.out}: {len(args.runs)} runs, {time.perf_counter() - start:.0f} s  {figs}",

@@ -37,7 +37,7 @@ def test_the_soup_averages_floats_keeps_the_first_runs_integers_and_files(tmp_pa
     assert (final / "config.json").read_text() == '{"from": "a"}'
     assert (final / "tokenizer.json").is_file()
     assert not (final / "README.md").exists()  # a card describes one trained run, not the soup
-    assert not (tmp_path / "soup" / "final.tmp").exists()
+    assert [p.name for p in (tmp_path / "soup").iterdir()] == ["final"]  # no temporary left
 
 
 def test_runs_with_other_shapes_are_refused(tmp_path):
