@@ -27,6 +27,7 @@ says which (``+win`` / ``+sel`` / nothing).
 from __future__ import annotations
 
 import re
+from functools import partial
 from typing import Any, Callable, Mapping, Sequence
 
 from citetrain.errors import CitetrainError
@@ -111,17 +112,21 @@ def label_indices(id2label: Mapping[Any, str]) -> dict[str, int]:
     return found
 
 
+def token_lengths(tokenizer: Any, texts: Sequence[str]) -> list[int]:
+    """Tokens per text without special tokens; only measured, so transformers' warning about
+    sequences longer than the model's maximum is off."""
+    return [len(ids) for ids in tokenizer(list(texts), add_special_tokens=False,
+                                          verbose=False)["input_ids"]]
+
+
 def select_premises(pairs: Sequence[Pair], tokenizer: Any, max_length: int,
                     read_as: Sequence[str] | None = None) -> list[str]:
     """:func:`select_evidence` for each pair, the room being ``max_length`` less the statement
     and the pair's special tokens (as the tokenizer counts them); ``read_as``: the statements as
     the model reads them (with a coverage hint), whose length counts instead."""
-
-    def count(texts: list[str]) -> list[int]:
-        return [len(ids) for ids in tokenizer(texts, add_special_tokens=False, verbose=False)["input_ids"]]
-
     extra = tokenizer.num_special_tokens_to_add(pair=True)
     hyps = list(read_as) if read_as is not None else [h for _, h in pairs]
+    count = partial(token_lengths, tokenizer)
     hyp_lengths = count(hyps) if hyps else []
     return [select_evidence(p, h, max_length - n - extra, count)
             for (p, h), n in zip(pairs, hyp_lengths)]
@@ -147,8 +152,7 @@ def encode_pairs(tokenizer: Any, premises: Sequence[str], hyps: Sequence[str],
     cut too (``longest_first``) rather than refused, as the fast tokenizer does under
     ``only_first``. Unpadded lists; :func:`tokenizer.pad` makes a batch of them."""
     room = max_length - tokenizer.num_special_tokens_to_add(pair=True)
-    fits = [len(ids) < room for ids in
-            tokenizer(list(hyps), add_special_tokens=False, verbose=False)["input_ids"]] if hyps else []
+    fits = [n < room for n in token_lengths(tokenizer, hyps)] if hyps else []
     out: dict[str, list] = {}
     for rows, mode in (([i for i, ok in enumerate(fits) if ok], "only_first"),
                        ([i for i, ok in enumerate(fits) if not ok], "longest_first")):
@@ -207,7 +211,7 @@ class ClassifierNLI(HFBackend):
             enc = self.tokenizer.pad(rows, padding=True, return_tensors="pt")
             return enc, list(range(len(pairs)))
         if self.windows:
-            longest_h = max(len(ids) for ids in self.tokenizer(hyps, add_special_tokens=False, verbose=False)["input_ids"])
+            longest_h = max(token_lengths(self.tokenizer, hyps))
             room = self.max_length - longest_h - 4
             if room >= 16:
                 enc = self.tokenizer(premises, hyps, padding=True, truncation="only_first",
