@@ -5,10 +5,13 @@ import json
 import pytest
 
 from citetrain.cli.main import main
+from citetrain.metrics.gold_citations import gold_citations
 from citetrain.refine import load as load_module
 from citetrain.refine.benchmark import DEFAULT_REFINERS, INPUT_ROW, read_gold_records, run_benchmark
 from citetrain.refine.generative import apply_refiner_outputs
+from citetrain.refine.inputs import make_inputs
 from citetrain.refine.load import Refiner
+from citetrain.refine.spans import SpanOptions, spans_refine
 
 LINES = [
     {"qid": "q1", "unique_id": "u1", "question": "What about the lighthouse?",
@@ -119,6 +122,18 @@ def test_baseline_rows_on_the_real_dev_sets(shared_data, fmt, path):
     for (f, name), want in ISSUE.items():
         if f == fmt:
             assert f1[name] == pytest.approx(want, abs=1.0), name
+
+
+def test_the_quote_cover_reads_the_given_marks_on_quotesum(shared_data):
+    # measured (README, "The quote cover"), --seed 0: a right mark is kept, a wrong one quoting
+    # fewer than min_given = 4 content words is not, so `wrong` scores what `removed` does and
+    # `half` more; with any quote enough (min_given=1) wrong marks cost 0.6
+    records, _ = read_gold_records(str(shared_data / "quotesum" / "dev.jsonl"), "quotesum")
+    rows, _ = run_benchmark(records, ["baseline:spans"], ["removed", "wrong", "half"])
+    f1 = {r.input: r.f1 for r in rows if r.refiner == "baseline:spans"}
+    assert f1 == pytest.approx({"removed": 97.5, "wrong": 97.5, "half": 98.3}, abs=0.05)
+    before = spans_refine(make_inputs(records, "wrong", 0), SpanOptions(min_given=1))[0]
+    assert gold_citations(before).scores["gold_f1"] == pytest.approx(96.85, abs=0.01)
 
 
 def test_joint_rows_beside_each_pair_refiner(quotesum_file, tmp_path, capsys):

@@ -53,13 +53,29 @@ def test_min_new_and_max_ids():
 
 def test_given_ids_are_kept_when_they_quote_as_much():
     copy = toks() + [tokens("The bridge opened in 1932 to traffic.")]  # 4 quotes what 1 does
+    three = SpanOptions(min_given=3)  # 1, 2 and 4 each quote three content positions
     assert quote_cover_ids(STATEMENT, copy) == [1, 2]
-    assert quote_cover_ids(STATEMENT, copy, given=[4, 2]) == [2, 4]  # kept: same positions
-    assert quote_cover_ids(STATEMENT, copy, given=[2]) == [1, 2]     # 2 alone misses 1, 2, 4
-    assert quote_cover_ids(STATEMENT, copy, given=[1, 2, 3]) == [1, 2]  # 3 quotes nothing
-    assert quote_cover_ids(STATEMENT, copy, given=[1, 2, 9]) == [1, 2]  # 9 is out of range
-    off = SpanOptions(use_given=False)
+    assert quote_cover_ids(STATEMENT, copy, given=[4, 2], opts=three) == [2, 4]  # same positions
+    assert quote_cover_ids(STATEMENT, copy, given=[2], opts=three) == [1, 2]     # misses 1, 2, 4
+    assert quote_cover_ids(STATEMENT, copy, given=[1, 2, 3], opts=three) == [1, 2]  # 3 quotes none
+    assert quote_cover_ids(STATEMENT, copy, given=[1, 2, 9], opts=three) == [1, 2]  # 9 out of range
+    off = SpanOptions(use_given=False, min_given=3)
     assert quote_cover_ids(STATEMENT, copy, given=[4, 2], opts=off) == [1, 2]
+
+
+def test_given_ids_must_each_quote_min_given_positions():
+    whole = "Reports say the bridge opened in 1932 and cost four million dollars."
+    ps = toks() + [tokens("The bridge opened in 1932 to traffic."), tokens(whole), tokens(whole)]
+    # 5 and 6 quote all six content positions; the cover takes the lower id, the prior keeps 6
+    assert quote_cover_ids(STATEMENT, ps) == [5]
+    assert quote_cover_ids(STATEMENT, ps, given=[6]) == [6]
+    # 4 and 2 quote three positions each (|Cov| = 3 < min_given = 4): not kept by default
+    assert [len(quoted_positions(tokens(STATEMENT), p, 2) & {1, 2, 4, 6, 8, 9})
+            for p in ps] == [3, 3, 0, 3, 6, 6]
+    assert quote_cover_ids(STATEMENT, ps, given=[4, 2]) == [5]
+    assert quote_cover_ids(STATEMENT, ps, given=[4, 2], opts=SpanOptions(min_given=3)) == [2, 4]
+    with pytest.raises(ValueError):
+        SpanOptions(min_given=0)
 
 
 def test_refine_replaces_marks_only():
