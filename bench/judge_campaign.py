@@ -127,7 +127,8 @@ def run_all(todo: list[dict], out: Path, base: str | None, sets: list[str], para
             threads: int, human: Path, built: Path, dest: Path | None = None) -> list[str]:
     """Run the jobs, at most ``parallel`` at once, each after its stage 1, copying each finished
     run's figures to ``dest`` as it ends; returns the failed."""
-    done = {j["name"] for j in todo if (out / j["name"] / "train_summary.json").is_file()}
+    finished = {j["name"] for j in todo} | {j["after"] for j in todo if j["after"]}
+    done = {n for n in finished if (out / n / "train_summary.json").is_file()}  # stage 1s too
     failed: list[str] = []
     running: dict[str, tuple[subprocess.Popen, float]] = {}
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), PYTHONPATH=os.pathsep.join(

@@ -90,7 +90,8 @@ def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
     """Token ids of (premise, hypothesis) pairs, the premise cut to fit ``max_length`` (first
     reduced to its best-covering sentences with ``premise="select"``), the hypothesis read with
     its coverage hint (:mod:`citetrain.nli.hints`); pairs whose statement alone does not fit are
-    dropped and counted; returns (tokens, groups)."""
+    dropped and counted; returns (tokens, groups). A ``soft`` column (distillation targets, one
+    probability per head label) becomes the labels instead of ``label``."""
     from citetrain.nli.classifier import encode_pairs, read_pairs
 
     def enc(batch: dict[str, list]) -> dict[str, list]:
@@ -99,8 +100,8 @@ def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
         # a statement that leaves no room for its premise is read cut, and dropped below
         out, fits = encode_pairs(tokenizer, premises, hyps, max_length)
         out["fits"] = fits
-        out["labels"] = ([label_map[v] for v in batch["label"]] if label_map
-                         else batch["label"])
+        out["labels"] = (batch["soft"] if "soft" in batch else
+                         [label_map[v] for v in batch["label"]] if label_map else batch["label"])
         return out
 
     cols = dataset.column_names
@@ -238,6 +239,11 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         from citetrain.train.pairs import calibration_split
 
         train_raw, calibration = calibration_split(train_raw, d.calibration_fraction, d.split_seed)
+    fold_held = None
+    if d.folds is not None:
+        from citetrain.train.distill import fold_split
+
+        train_raw, fold_held = fold_split(train_raw, d.folds, d.fold, d.split_seed)
     if d.built or not d.human_train:
         from citetrain.train.pairs import training_pairs
 
@@ -254,6 +260,18 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     datasets.disable_progress_bars()
     id2label, label_map = head_labels(list(train_raw["label"]) + (
         list(eval_raw["label"]) if eval_raw is not None else []))
+    trainer_class, taught = Trainer, None
+    if d.teacher is not None:
+        from citetrain.train.distill import read_teacher, soft_targets, soft_trainer_class
+
+        if len(id2label) != 3:
+            raise CitetrainError("data.teacher: distillation trains the three-way head; the "
+                                 "training pairs have no partial label")
+        targets, taught = soft_targets(train_raw, read_teacher(d.teacher), d.teacher_weight)
+        train_raw = train_raw.add_column("soft", targets)
+        trainer_class = soft_trainer_class()
+        print(f"[citetrain] teacher: {taught} of {len(targets)} training pairs read "
+              f"{d.teacher_weight:g}·teacher + {1 - d.teacher_weight:g}·label", flush=True)
     train_set, _ = tokenize(train_raw, tokenizer, recipe.data.max_length, "train",
                             recipe.data.premise, label_map, recipe.data.hint)
     heldout = eval_raw
@@ -264,11 +282,11 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
                         if eval_raw is not None and recipe.eval.enabled else (None, []))
     set_seed(recipe.train.seed)  # the fresh head and the LoRA matrices: the same every run
     model = load_classifier(recipe, base, id2label)
-    trainer = Trainer(model=model, args=training_args(recipe, eval_set is not None),
-                      train_dataset=train_set, eval_dataset=eval_set, processing_class=tokenizer,
-                      data_collator=DataCollatorWithPadding(tokenizer),
-                      compute_metrics=metrics_fn(list(groups), id2label) if eval_set is not None else None,
-                      callbacks=list(extra_callbacks))
+    trainer = trainer_class(model=model, args=training_args(recipe, eval_set is not None),
+                            train_dataset=train_set, eval_dataset=eval_set, processing_class=tokenizer,
+                            data_collator=DataCollatorWithPadding(tokenizer),
+                            compute_metrics=metrics_fn(list(groups), id2label) if eval_set is not None else None,
+                            callbacks=list(extra_callbacks))
     from citetrain.train.console import use_log_lines
 
     use_log_lines(trainer)
@@ -300,6 +318,13 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
             summary["stack"] = fit_and_save(final, calibration)
             print(f"[citetrain] stack ({recipe.eval.stack}) fitted on "
                   f"{summary['stack']['claims']} calibration claims -> {final}", flush=True)
+        if taught is not None:
+            summary["teacher"] = {"file": d.teacher, "pairs": taught, "weight": d.teacher_weight}
+        if fold_held is not None:
+            from citetrain.train.distill import write_fold_scores
+
+            n = write_fold_scores(final, fold_held, out / "fold_scores.jsonl")
+            summary["fold"] = {"fold": d.fold, "folds": d.folds, "pairs": n}
         if heldout is not None and recipe.eval.card:
             from citetrain.train.judge_card import heldout_figures
 

@@ -74,6 +74,13 @@ class DataSection(_Section):
     # crossencoder: this fraction of the human training claims is held out of training to fit
     # eval.stack (hash of the pair's group, split_seed)
     calibration_fraction: float = Field(default=0.0, ge=0.0, lt=1.0)
+    # crossencoder, distillation (train.distill): a teacher run leaves fold `fold` of `folds` (by
+    # hash of the claim, split_seed) out of training and scores it; a student trains on the
+    # merged teacher file's probabilities, mixed with the label by teacher_weight
+    folds: int | None = Field(default=None, ge=2)
+    fold: int | None = Field(default=None, ge=0)
+    teacher: str | None = None
+    teacher_weight: float = Field(default=1.0, ge=0.0, le=1.0)
 
 
 class TrainSection(_Section):
@@ -253,8 +260,10 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
                 + (["data.calibration_fraction is for kind crossencoder"]
                    if r.data.calibration_fraction else [])
                 + (["model.num_layers is for kind crossencoder"]
-                   if r.model.num_layers is not None else []))
-    errs = []
+                   if r.model.num_layers is not None else [])
+                + (["data.folds / data.teacher are for kind crossencoder"]
+                   if r.data.folds is not None or r.data.teacher is not None else []))
+    errs = _distill_errors(r)
     if r.eval.stack != "none" and not r.data.calibration_fraction:
         errs.append("eval.stack is fitted on held-out training claims: set "
                     "data.calibration_fraction (e.g. 0.15)")
@@ -287,6 +296,24 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
     if r.eval.enabled and not r.eval.best_metric and r.train.save_steps % r.eval.steps:
         errs.append(f"kind crossencoder keeps the best checkpoint by roc_auc: train.save_steps "
                     f"({r.train.save_steps}) must be a multiple of eval.steps ({r.eval.steps})")
+    return errs
+
+
+def _distill_errors(r: Recipe) -> list[str]:
+    """Rules of the distillation keys (``data.folds``, ``data.fold``, ``data.teacher``)."""
+    d, errs = r.data, []
+    if (d.folds is None) != (d.fold is None):
+        errs.append("data.folds and data.fold go together (a teacher run leaves fold `fold` of "
+                    "`folds` out)")
+    elif d.folds is not None and d.fold >= d.folds:
+        errs.append(f"data.fold: {d.fold} is not below data.folds ({d.folds}); folds count from 0")
+    if d.folds is not None and d.calibration_fraction:
+        errs.append("data.folds and data.calibration_fraction both hold claims out: use one")
+    if d.teacher is not None and not Path(d.teacher).is_file():
+        errs.append(f"data.teacher: {d.teacher} not found (merge teacher runs' fold_scores.jsonl "
+                    "with citetrain.train.distill.merge_teachers)")
+    if d.teacher is not None and d.folds is not None:
+        errs.append("data.teacher (a student) and data.folds (a teacher) in one run: choose one")
     return errs
 
 

@@ -1,0 +1,106 @@
+"""Figures: a judge distilled from an ensemble of judges with out-of-fold teacher scores
+(:mod:`citetrain.train.distill`), against the same recipe trained on the labels, over seeds.
+
+1. Teachers: ``recipes/judge-crossencoder.yaml`` (human pairs) once per fold and seed
+   (``teach-fK-sS``, ``data.folds=--folds``, ``data.fold=K``), beside stage 1 of the two-stage
+   judge (``built-sS``); each teacher scores the training claims it left out.
+2. ``OUT/teacher.jsonl``: every training pair's probabilities averaged over the teachers that held
+   it out (one per seed).
+3. Students, per seed: ``2stage-sS`` (stage 2 on the labels, the baseline, same machine) and
+   ``2stage-kdW-sS`` for every ``--weights`` W (stage 2 on ``W·teacher + (1 − W)·label``), both
+   from ``built-sS``; with ``--human-students``, ``human-kdW-sS`` too (no stage 1).
+
+Runs go through ``bench/judge_campaign.py``'s runner (concurrent processes, resumable, ``--collect``);
+the table is ``bench/judge_seeds.py``'s.
+Run: ``python bench/judge_distill.py --out runs/distill --set train.use_cpu=false --parallel 15``.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from judge_campaign import RECIPES, REPO, collect, prepare, run_all  # noqa: E402
+
+
+def job(name: str, row: str, seed: int, recipe: str, after: str | None = None,
+        built: bool = False, sets: list[str] | None = None) -> dict:
+    return dict(name=name, row=row, seed=seed, recipe=RECIPES[recipe], after=after, built=built,
+                sets=sets or [])
+
+
+def teachers(seeds: list[int], folds: int) -> list[dict]:
+    """Stage 1 of every seed, and the fold teachers."""
+    out = [job(f"built-s{s}", "built", s, "built", built=True) for s in seeds]
+    out += [job(f"teach-f{k}-s{s}", f"teach-f{k}", s, "human",
+                sets=[f"data.folds={folds}", f"data.fold={k}"])
+            for s in seeds for k in range(folds)]
+    return out
+
+
+def students(seeds: list[int], weights: list[float], teacher: Path, human: bool) -> list[dict]:
+    """The baseline stage 2 and the distilled ones, per seed."""
+    out = [job(f"2stage-s{s}", "2stage", s, "2stage", after=f"built-s{s}") for s in seeds]
+    for w in weights:
+        tag = f"kd{round(w * 100)}"
+        sets = [f"data.teacher={teacher}", f"data.teacher_weight={w}"]
+        out += [job(f"2stage-{tag}-s{s}", f"2stage-{tag}", s, "2stage", after=f"built-s{s}",
+                    sets=sets) for s in seeds]
+        if human:
+            out += [job(f"human-{tag}-s{s}", f"human-{tag}", s, "human", sets=sets) for s in seeds]
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=str(REPO / "runs" / "distill"))
+    ap.add_argument("--seeds", default="42,1,2")
+    ap.add_argument("--folds", type=int, default=4)
+    ap.add_argument("--weights", default="1.0,0.5", help="teacher weights of the students")
+    ap.add_argument("--human-students", action="store_true",
+                    help="also students without stage 1 (human-kdW-sS)")
+    ap.add_argument("--base", help="model.name_or_path of the runs that start from the base")
+    ap.add_argument("--set", action="append", default=[], help="an override for every run")
+    ap.add_argument("--parallel", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS of each run")
+    ap.add_argument("--human", default=str(REPO / "data" / "judge-crossencoder-tok" / "dataset"))
+    ap.add_argument("--built", default=str(REPO / "data" / "pairs"))
+    ap.add_argument("--collect", help="copy the runs' figures (not the models) here")
+    args = ap.parse_args()
+    out = Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    base = str(Path(args.base).resolve()) if args.base and Path(args.base).exists() else args.base
+    seeds = [int(s) for s in args.seeds.split(",")]
+    weights = [float(w) for w in args.weights.split(",") if w]
+    human, built = Path(args.human).resolve(), Path(args.built).resolve()
+    dest = Path(args.collect) if args.collect else None
+    prepare(human)
+    first = teachers(seeds, args.folds)
+    failed = run_all(first, out, base, args.set, args.parallel, args.threads, human, built, dest)
+    if failed:
+        sys.exit(f"[distill] failed: {', '.join(failed)} (logs: OUT/NAME/run.log)")
+    from citetrain.train.distill import merge_teachers
+
+    teacher = out / "teacher.jsonl"
+    info = merge_teachers([out / j["name"] / "fold_scores.jsonl" for j in first
+                           if j["name"].startswith("teach-")], teacher)
+    print(f"[distill] teacher: {info}", flush=True)
+    second = students(seeds, weights, teacher, args.human_students)
+    failed = run_all(second, out, base, args.set, args.parallel, args.threads, human, built, dest)
+    if dest is not None:
+        collect([j["name"] for j in first + second], out, dest)
+    from judge_seeds import figures, print_table
+
+    rows: dict[str, list[Path]] = {}
+    for j in first + second:
+        if j["row"] != "built" and (out / j["name"] / "train_summary.json").is_file():
+            rows.setdefault(j["row"].split("-f")[0] if j["row"].startswith("teach") else j["row"],
+                            []).append(out / j["name"])
+    print_table({name: {str(r): figures(r, human) for r in runs} for name, runs in rows.items()})
+    if failed:
+        sys.exit(f"[distill] failed: {', '.join(failed)} (logs: OUT/NAME/run.log)")
+
+
+if __name__ == "__main__":
+    main()

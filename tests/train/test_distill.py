@@ -1,0 +1,174 @@
+"""Distillation of cross-encoder judges (:mod:`citetrain.train.distill`): folds of whole claims,
+teacher runs that score the fold they left out, the merged teacher file, soft targets and the
+student's loss, end to end on a tiny BERT."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from citetrain.config import ConfigError
+from citetrain.errors import CitetrainError
+from citetrain.train.distill import (claim_keys, fold_of, fold_split, merge_teachers, pair_key, read_teacher,
+                                     soft_targets, soft_trainer_class)
+from citetrain.train.recipe import validate_recipe
+from tests.train.test_crossencoder import recipe_data, wice_oracle_rows, write_jsonl
+
+
+def _rows(groups: list[str]):
+    import datasets
+
+    return datasets.Dataset.from_dict({
+        "premise": [f"p {g} {i}" for i, g in enumerate(groups)],
+        "hypothesis": [f"h {g}" for g in groups], "label": [i % 3 for i in range(len(groups))],
+        "group": groups, "source": ["x:y"] * len(groups)})
+
+
+def test_folds_cut_whole_claims_and_cover_every_pair_once():
+    groups = [f"c{i // 3}" for i in range(300)]  # 100 claims of 3 pairs
+    data = _rows(groups)
+    seen = []
+    for k in range(4):
+        train, held = fold_split(data, 4, k, seed=0)
+        assert len(train) + len(held) == 300
+        assert not set(train["group"]) & set(held["group"])  # a claim is on one side
+        assert {fold_of(g, 4, 0) for g in held["group"]} == {k}
+        seen += list(held["premise"])
+    assert sorted(seen) == sorted(data["premise"])  # every pair held out by exactly one fold
+    assert {fold_of(g, 4, 0) for g in groups} == {0, 1, 2, 3}
+    assert [fold_of(g, 4, 1) for g in groups] != [fold_of(g, 4, 0) for g in groups]  # seeded
+
+
+def test_a_statement_under_two_ids_is_one_claim_in_one_fold():
+    # b repeats a's statement (case and spaces aside); c shares b's id; d stands alone
+    keys = claim_keys(["a", "b", "b", "c", "d"],
+                      ["The sky is blue.", "the  sky is blue.", "Grass is green.", "x", "y"])
+    assert keys == ["a", "a", "a", "c", "d"]
+    chain = claim_keys(["b", "a", "b"], ["s1", "s1", "s2"])  # b - s1 - a: the smallest id keys it
+    assert chain == ["a", "a", "a"]
+    import datasets
+
+    data = datasets.Dataset.from_dict({
+        "premise": [f"p{i}" for i in range(40)], "label": [0] * 40, "source": ["x:y"] * 40,
+        "group": [f"g{i}" for i in range(40)],
+        "hypothesis": [f"claim {i // 2}" for i in range(40)]})  # pairs of ids share a statement
+    for k in range(3):
+        _, held = fold_split(data, 3, k, seed=0)
+        texts = list(held["hypothesis"])
+        assert all(texts.count(t) == 2 for t in texts)  # both copies held out together
+
+
+def test_a_fold_that_leaves_nothing_is_a_clear_error():
+    one_claim = _rows(["only"] * 4)
+    k = fold_of("only", 2, 0)
+    with pytest.raises(CitetrainError, match=f"data.fold={k} of data.folds=2 leaves no training"):
+        fold_split(one_claim, 2, k, seed=0)
+    with pytest.raises(CitetrainError, match="leaves no held-out pair"):
+        fold_split(one_claim, 2, 1 - k, seed=0)
+
+
+def test_merge_averages_each_pair_over_teachers(tmp_path):
+    a = tmp_path / "a.jsonl"
+    b = tmp_path / "b.jsonl"
+    a.write_text(json.dumps({"key": "k1", "probs": [0.2, 0.2, 0.6]}) + "\n"
+                 + json.dumps({"key": "k2", "probs": [1.0, 0.0, 0.0]}) + "\n")
+    b.write_text(json.dumps({"key": "k1", "probs": [0.6, 0.2, 0.2]}) + "\n\n"
+                 + json.dumps({"key": "k1", "probs": [0.6, 0.2, 0.2]}) + "\n")  # read twice
+    out = tmp_path / "teacher.jsonl"
+    info = merge_teachers([a, b], out)
+    assert info == {"pairs": 2, "files": 2, "teachers_per_pair": [1, 2]}
+    got = read_teacher(out)
+    assert got["k1"] == pytest.approx([0.4, 0.2, 0.4]) and got["k2"] == [1.0, 0.0, 0.0]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(json.dumps({"key": "k1", "probs": [0.5, 0.5]}) + "\n")
+    with pytest.raises(CitetrainError, match=r"bad.jsonl:1: probs has 2 values"):
+        merge_teachers([bad], out)
+    bad.write_text("{\"key\": 1}\n")
+    with pytest.raises(CitetrainError, match=r"bad.jsonl:1: not a fold-score line"):
+        merge_teachers([bad], out)
+
+
+def test_soft_targets_mix_teacher_and_label():
+    data = _rows(["a", "b"])  # labels 0 and 1
+    teacher = {pair_key("p a 0", "h a"): [0.2, 0.3, 0.5]}
+    targets, had = soft_targets(data, teacher, 0.5)
+    assert had == 1
+    assert targets[0] == pytest.approx([0.5 * 0.2 + 0.5, 0.15, 0.25])  # label 0 one-hot mixed
+    assert targets[1] == [0.0, 1.0, 0.0]  # no teacher: the label
+    full, _ = soft_targets(data, teacher, 1.0)
+    assert full[0] == pytest.approx([0.2, 0.3, 0.5])
+
+
+def test_the_student_loss_is_the_cross_entropy_against_the_soft_target():
+    import torch
+    from types import SimpleNamespace
+
+    trainer = soft_trainer_class().__new__(soft_trainer_class())
+    logits = torch.tensor([[0.0, 1.0, 2.0], [2.0, 0.0, 0.0]])
+
+    def model(**_):
+        return SimpleNamespace(logits=logits)
+
+    soft = torch.tensor([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]])
+    got = trainer.compute_loss(model, {"labels": soft})
+    z1 = math.log(1 + math.e + math.e ** 2)
+    z2 = math.log(math.e ** 2 + 2)
+    want = (-(0.2 * (0 - z1) + 0.3 * (1 - z1) + 0.5 * (2 - z1)) - (2 - z2)) / 2
+    assert got.item() == pytest.approx(want, rel=1e-6)
+    hard = trainer.compute_loss(model, {"labels": torch.tensor([2, 0])})  # validation labels
+    assert hard.item() == pytest.approx(((z1 - 2) + (z2 - 2)) / 2, rel=1e-6)
+
+
+def test_distillation_recipe_rules(tmp_path):
+    base = recipe_data(tmp_path, ["wice_oracle:x.jsonl"], tmp_path)
+
+    def errors(**data) -> str:
+        try:
+            validate_recipe({**base, "data": {**base["data"], **data}})
+        except ConfigError as e:
+            return str(e)
+        return ""
+
+    assert "data.folds and data.fold go together" in errors(folds=4)
+    assert "data.fold: 4 is not below data.folds (4)" in errors(folds=4, fold=4)
+    assert "data.teacher: nope.jsonl not found" in errors(teacher="nope.jsonl")
+    teacher = tmp_path / "t.jsonl"
+    teacher.write_text("")
+    assert "choose one" in errors(teacher=str(teacher), folds=3, fold=0)
+    assert "use one" in errors(folds=3, fold=0, calibration_fraction=0.2)
+
+
+def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_path):
+    from datasets import load_from_disk
+
+    from citetrain.train.run import train
+
+    wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(40))
+    files = []
+    for k in range(2):
+        data = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / f"t{k}", max_steps=2)
+        data["data"].update(folds=2, fold=k)
+        data["data"]["dataset"] = str(tmp_path / "pairs" / "dataset")
+        summary = train(validate_recipe(data))
+        rows = [json.loads(x) for x in (tmp_path / f"t{k}" / "run" / "fold_scores.jsonl")
+                .read_text().splitlines()]
+        assert summary["fold"] == {"fold": k, "folds": 2, "pairs": len(rows)}
+        assert {fold_of(r["group"], 2, 0) for r in rows} == {k}
+        assert all(sum(r["probs"]) == pytest.approx(1.0, abs=1e-5) for r in rows)
+        total = len(load_from_disk(str(tmp_path / "pairs" / "dataset"))["train"])
+        assert summary["train_pairs"] + len(rows) == total  # the fold is out of training
+        files.append(tmp_path / f"t{k}" / "run" / "fold_scores.jsonl")
+    teacher = tmp_path / "teacher.jsonl"
+    info = merge_teachers(files, teacher)
+    assert info["teachers_per_pair"] == [1]  # one seed: each pair from the fold that held it out
+
+    student = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "s", max_steps=2)
+    student["data"].update(teacher=str(teacher), teacher_weight=0.5,
+                           dataset=str(tmp_path / "pairs" / "dataset"))
+    summary = train(validate_recipe(student))
+    assert summary["teacher"] == {"file": str(teacher), "pairs": info["pairs"], "weight": 0.5}
+    assert summary["train_pairs"] == info["pairs"]  # every training pair was out of some fold
+    assert all(math.isfinite(x) for x in summary["losses"])
+    assert (Path(summary["final"]) / "config.json").is_file()
