@@ -4,8 +4,8 @@
 1. Teachers: ``recipes/judge-crossencoder.yaml`` (human pairs) once per fold and seed
    (``teach-fK-sS``, ``data.folds=--folds``, ``data.fold=K``), beside stage 1 of the two-stage
    judge (``built-sS``); each teacher scores the training claims it left out.
-2. ``OUT/teacher.jsonl``: every training pair's probabilities averaged over the teachers that held
-   it out (one per seed).
+2. ``OUT/teacher.jsonl`` (as ``citetrain teacher OUT/teach-* --out OUT/teacher.jsonl`` makes it):
+   every training pair's probabilities averaged over the teachers that held it out (one per seed).
 3. Students, per seed: ``2stage-sS`` (stage 2 on the labels, the baseline, same machine) and
    ``2stage-kdW-sS`` for every ``--weights`` W (stage 2 on ``W·teacher + (1 − W)·label``), both
    from ``built-sS``; with ``--human-students``, ``human-kdW-sS`` too (no stage 1).
@@ -80,11 +80,11 @@ def main() -> None:
     failed = run_all(first, out, base, args.set, args.parallel, args.threads, human, built, dest)
     if failed:
         sys.exit(f"[distill] failed: {', '.join(failed)} (logs: OUT/NAME/run.log)")
-    from citetrain.train.distill import merge_teachers
+    from citetrain.train.distill import fold_score_files, merge_teachers
 
     teacher = out / "teacher.jsonl"
-    info = merge_teachers([out / j["name"] / "fold_scores.jsonl" for j in first
-                           if j["name"].startswith("teach-")], teacher)
+    info = merge_teachers(fold_score_files(out / j["name"] for j in first
+                                           if j["name"].startswith("teach-")), teacher)
     print(f"[distill] teacher: {info}", flush=True)
     second = students(seeds, weights, teacher, args.human_students)
     failed = run_all(second, out, base, args.set, args.parallel, args.threads, human, built, dest)

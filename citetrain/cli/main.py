@@ -18,6 +18,7 @@ COMMANDS = {
     "refine": "citetrain.cli.refine_cmd",
     "refine-eval": "citetrain.cli.refine_eval_cmd",
     "fit-ranker": "citetrain.cli.fit_ranker_cmd",
+    "teacher": "citetrain.cli.teacher_cmd",
     "judge": "citetrain.cli.judge_cmd",
     "train": "citetrain.cli.train_cmd",
     "validate": "citetrain.cli.validate_cmd",

@@ -321,9 +321,9 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         if taught is not None:
             summary["teacher"] = {"file": d.teacher, "pairs": taught, "weight": d.teacher_weight}
         if fold_held is not None:
-            from citetrain.train.distill import write_fold_scores
+            from citetrain.train.distill import FOLD_SCORES, write_fold_scores
 
-            n = write_fold_scores(final, fold_held, out / "fold_scores.jsonl")
+            n = write_fold_scores(final, fold_held, out / FOLD_SCORES)
             summary["fold"] = {"fold": d.fold, "folds": d.folds, "pairs": n}
         if heldout is not None and recipe.eval.card:
             from citetrain.train.judge_card import heldout_figures

@@ -11,7 +11,7 @@ a pair has learnt its label, and its probabilities there say nothing the label d
    by hash of the claim (:func:`fold_of`, ``split_seed``); fold k is left out of training and,
    after it, the saved model scores its pairs into ``<output_dir>/fold_scores.jsonl``
    (:func:`write_fold_scores`: the pair's key and its three support probabilities).
-2. :func:`merge_teachers` averages the fold scores of several teacher runs (every fold, any number
+2. :func:`merge_teachers` (``citetrain teacher RUN... --out FILE``) averages the fold scores of several teacher runs (every fold, any number
    of seeds) per pair into one teacher file.
 3. ``data.teacher: FILE`` (the student): each training pair whose key the file holds is trained on
    the soft target ``w·teacher + (1 − w)·label`` (``data.teacher_weight`` w, the label one-hot),
@@ -28,6 +28,7 @@ from typing import Any, Iterable
 
 from citetrain.errors import CitetrainError
 
+FOLD_SCORES = "fold_scores.jsonl"  # a teacher run's scores of the fold it left out
 LEVELS = 3  # not supported, partially supported, supported: the support level is the index
 
 
@@ -101,6 +102,20 @@ def write_fold_scores(final: str | Path, held: Any, path: str | Path) -> int:
                                  "probs": [no, partial, full]}))
     atomic_write_text(path, "\n".join(lines) + "\n")
     return len(lines)
+
+
+def fold_score_files(runs: Iterable[str | Path]) -> list[Path]:
+    """The ``fold_scores.jsonl`` of each teacher run folder (or the file itself); a run without
+    one is a clear error."""
+    out = []
+    for run in runs:
+        path = Path(run)
+        path = path / FOLD_SCORES if path.is_dir() else path
+        if not path.is_file():
+            raise CitetrainError(f"{run}: no {FOLD_SCORES} (a teacher run sets data.folds and "
+                                 "data.fold)")
+        out.append(path)
+    return out
 
 
 def merge_teachers(files: Iterable[str | Path], out: str | Path) -> dict[str, Any]:

@@ -77,6 +77,7 @@ BAD_PATH: dict[str, Case] = {
     "judge": lambda t: (["judge", MISSING, "--judge", "nli:lexical"], [f"{MISSING}: file not found"]),
     "refine-eval": lambda t: (["refine-eval", MISSING], [f"{MISSING}: file not found"]),
     "fit-ranker": lambda t: (["fit-ranker", MISSING, "--out", "r.json"], [f"{MISSING}: file not found"]),
+    "teacher": lambda t: (["teacher", "missing", "--out", "t.jsonl"], ["missing: no fold_scores.jsonl"]),
     "train": lambda t: (["train", "missing.yaml"], ["missing.yaml: no such file"]),
     "validate": lambda t: (["validate", "missing.yaml"], ["missing.yaml: no such file"]),
     "quickstart": lambda t: (["quickstart", "--out", str(a_file(t) / "qs")],
@@ -88,6 +89,9 @@ BAD_PATH: dict[str, Case] = {
     "export": lambda t: (["export", "missing", "--out", "o"], ["missing: not a model folder"]),
 }
 OTHER_BAD_PATHS: dict[str, Case] = {
+    "teacher-bad-line": lambda t: (
+        ["teacher", jsonl(t / "f.jsonl", '{"key": "k", "probs": [1, 0, 0]}', '{"key": "k"}'),
+         "--out", "t.jsonl"], [f"{t / 'f.jsonl'}:2: not a fold-score line"]),
     "eval-folder": lambda t: (["eval", str(t)], [f"{t}: is a directory, not a record file"]),
     "build-folder": lambda t: (["build", str(t)], [f"{t}: is a folder, not a YAML file"]),
     "eval-out-under-a-file": lambda t: (

@@ -140,7 +140,7 @@ def test_distillation_recipe_rules(tmp_path):
     assert "use one" in errors(folds=3, fold=0, calibration_fraction=0.2)
 
 
-def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_path):
+def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_path, capsys):
     from datasets import load_from_disk
 
     from citetrain.train.run import train
@@ -159,10 +159,16 @@ def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_p
         assert all(sum(r["probs"]) == pytest.approx(1.0, abs=1e-5) for r in rows)
         total = len(load_from_disk(str(tmp_path / "pairs" / "dataset"))["train"])
         assert summary["train_pairs"] + len(rows) == total  # the fold is out of training
-        files.append(tmp_path / f"t{k}" / "run" / "fold_scores.jsonl")
+        files.append(tmp_path / f"t{k}" / "run")
     teacher = tmp_path / "teacher.jsonl"
-    info = merge_teachers(files, teacher)
-    assert info["teachers_per_pair"] == [1]  # one seed: each pair from the fold that held it out
+    from citetrain.cli.main import main
+
+    assert main(["teacher", *map(str, files), "--out", str(teacher)]) == 0
+    said = capsys.readouterr().out
+    merged = read_teacher(teacher)
+    info = {"pairs": len(merged)}
+    # one seed: each pair scored by the one teacher whose fold held it out
+    assert f"teacher: {len(merged)} pairs from 2 runs (teachers per pair: 1)" in said
 
     student = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "s", max_steps=2)
     student["data"].update(teacher=str(teacher), teacher_weight=0.5,

@@ -1,0 +1,24 @@
+"""``citetrain teacher RUN... --out FILE``: merge teacher runs' out-of-fold scores for distillation."""
+from __future__ import annotations
+
+import argparse
+
+
+def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
+    p = sub.add_parser(name, help="merge teacher runs' out-of-fold scores into a teacher file",
+                       description="Average the fold_scores.jsonl of cross-encoder teacher runs "
+                       "(data.folds / data.fold; every fold, any number of seeds) per training "
+                       "pair, for a student's data.teacher.")
+    p.add_argument("runs", nargs="+", help="teacher run folders (train.output_dir) or their "
+                   "fold_scores.jsonl files")
+    p.add_argument("--out", required=True, help="the teacher file (JSON lines)")
+    p.set_defaults(run=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from citetrain.train.distill import fold_score_files, merge_teachers
+
+    info = merge_teachers(fold_score_files(args.runs), args.out)
+    print(f"teacher: {info['pairs']} pairs from {info['files']} runs "
+          f"(teachers per pair: {', '.join(map(str, info['teachers_per_pair']))}) -> {args.out}")
+    return 0
