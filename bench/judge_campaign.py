@@ -178,21 +178,26 @@ def collect(names: list[str], out: Path, dest: Path) -> None:
                 shutil.copy(src, dest / name / rel)
 
 
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--out", default=str(REPO / "runs" / "campaign"))
-    ap.add_argument("--rows", default="human,built,2stage,mixed,ablation")
-    ap.add_argument("--seeds", default="42,1,2")
-    ap.add_argument("--ablation-seeds", default="42")
+def runner_args(ap: argparse.ArgumentParser) -> None:
+    """The options of :func:`run_all` (also ``bench/judge_distill.py``'s)."""
     ap.add_argument("--base", help="model.name_or_path of the runs that start from the base")
     ap.add_argument("--set", action="append", default=[], help="an override for every run")
     ap.add_argument("--parallel", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS of each run")
     ap.add_argument("--human", default=str(REPO / "data" / "judge-crossencoder-tok" / "dataset"))
     ap.add_argument("--built", default=str(REPO / "data" / "pairs"))
+    ap.add_argument("--collect", help="copy the runs' figures (not the models) here")
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--out", default=str(REPO / "runs" / "campaign"))
+    ap.add_argument("--rows", default="human,built,2stage,mixed,ablation")
+    ap.add_argument("--seeds", default="42,1,2")
+    ap.add_argument("--ablation-seeds", default="42")
+    runner_args(ap)
     ap.add_argument("--variant", action="append", default=[], metavar="NAME=KEY=VAL[;KEY=VAL]",
                     help="a 2stage-NAME row: stage 2 with these overrides, from the built row")
-    ap.add_argument("--collect", help="copy the runs' figures (not the models) here")
     ap.add_argument("--dry-run", action="store_true", help="print the commands only")
     args = ap.parse_args()
     out = Path(args.out).resolve()

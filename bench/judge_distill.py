@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from judge_campaign import RECIPES, REPO, collect, prepare, run_all  # noqa: E402
+from judge_campaign import RECIPES, REPO, collect, prepare, run_all, runner_args  # noqa: E402
 
 
 def job(name: str, row: str, seed: int, recipe: str, after: str | None = None,
@@ -60,13 +60,7 @@ def main() -> None:
     ap.add_argument("--weights", default="1.0,0.5", help="teacher weights of the students")
     ap.add_argument("--human-students", action="store_true",
                     help="also students without stage 1 (human-kdW-sS)")
-    ap.add_argument("--base", help="model.name_or_path of the runs that start from the base")
-    ap.add_argument("--set", action="append", default=[], help="an override for every run")
-    ap.add_argument("--parallel", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=1, help="OMP_NUM_THREADS of each run")
-    ap.add_argument("--human", default=str(REPO / "data" / "judge-crossencoder-tok" / "dataset"))
-    ap.add_argument("--built", default=str(REPO / "data" / "pairs"))
-    ap.add_argument("--collect", help="copy the runs' figures (not the models) here")
+    runner_args(ap)
     args = ap.parse_args()
     out = Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)

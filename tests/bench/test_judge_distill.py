@@ -1,0 +1,54 @@
+"""bench/judge_distill.py (issue 14): the teachers (every fold of every seed, beside stage 1), the
+students (the labels' baseline and one per teacher weight), and stage 2 started from a stage 1 that
+an earlier call of the runner finished."""
+import json
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "bench"))
+
+import judge_campaign as jc  # noqa: E402
+import judge_distill as jd  # noqa: E402
+from tests.bench.test_judge_campaign import fake_pairs  # noqa: E402
+
+
+def test_teachers_are_every_fold_of_every_seed_beside_stage_one():
+    todo = jd.teachers([42, 1], 3)
+    names = [j["name"] for j in todo]
+    assert names == ["built-s42", "built-s1", "teach-f0-s42", "teach-f1-s42", "teach-f2-s42",
+                     "teach-f0-s1", "teach-f1-s1", "teach-f2-s1"]
+    by = {j["name"]: j for j in todo}
+    assert by["teach-f2-s1"]["sets"] == ["data.folds=3", "data.fold=2"]
+    assert by["teach-f2-s1"]["recipe"] == jc.RECIPES["human"] and not by["teach-f2-s1"]["built"]
+    assert by["built-s1"]["built"] and by["built-s1"]["after"] is None
+
+
+def test_students_per_weight_from_their_seeds_stage_one(tmp_path):
+    todo = {j["name"]: j for j in jd.students([7], [1.0, 0.25], tmp_path / "t.jsonl", True)}
+    assert sorted(todo) == ["2stage-kd100-s7", "2stage-kd25-s7", "2stage-s7", "human-kd100-s7",
+                            "human-kd25-s7"]
+    assert todo["2stage-s7"]["sets"] == [] and todo["2stage-kd25-s7"]["after"] == "built-s7"
+    assert todo["2stage-kd25-s7"]["sets"] == [f"data.teacher={tmp_path / 't.jsonl'}",
+                                              "data.teacher_weight=0.25"]
+    assert todo["human-kd25-s7"]["after"] is None
+    line = " ".join(jc.command(todo["2stage-kd100-s7"], tmp_path, None, []))
+    assert f"model.name_or_path={tmp_path / 'built-s7' / 'final'}" in line
+    assert "data.teacher_weight=1.0" in line
+
+
+def test_a_stage_one_finished_by_an_earlier_call_starts_stage_two(tmp_path, monkeypatch):
+    human, built = fake_pairs(tmp_path)
+    out = tmp_path / "runs"
+    (out / "built-s7").mkdir(parents=True)
+    (out / "built-s7" / "train_summary.json").write_text("{}")
+
+    def fake_command(job, out_, base, sets):
+        run = out_ / job["name"]
+        return [sys.executable, "-c", f"open({str(run / 'train_summary.json')!r}, 'w').write('{{}}')"]
+
+    monkeypatch.setattr(jc, "command", fake_command)
+    failed = jc.run_all(jd.students([7], [0.5], tmp_path / "t.jsonl", False), out, None, [], 2, 1,
+                        human, built)
+    assert failed == []
+    assert json.loads((out / "2stage-kd50-s7" / "train_summary.json").read_text()) == {}
