@@ -12,13 +12,17 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("runs", nargs="+", help="teacher run folders (train.output_dir) or their "
                    "fold_scores.jsonl files")
     p.add_argument("--out", required=True, help="the teacher file (JSON lines)")
+    p.add_argument("--stack", choices=["none", "lexical"], default="none",
+                   help="lexical: stack the averaged teacher with lexical recall, one stack per "
+                   "source fitted on the out-of-fold scores")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from citetrain.train.distill import fold_score_files, merge_teachers
 
-    info = merge_teachers(fold_score_files(args.runs), args.out)
+    info = merge_teachers(fold_score_files(args.runs), args.out, stack=args.stack == "lexical")
     print(f"teacher: {info['pairs']} pairs from {info['files']} runs "
-          f"(teachers per pair: {', '.join(map(str, info['teachers_per_pair']))}) -> {args.out}")
+          f"(teachers per pair: {', '.join(map(str, info['teachers_per_pair']))}"
+          f"{'; stacked with lexical recall' if 'stacks' in info else ''}) -> {args.out}")
     return 0

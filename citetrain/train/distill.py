@@ -11,8 +11,10 @@ a pair has learnt its label, and its probabilities there say nothing the label d
    by hash of the claim (:func:`fold_of`, ``split_seed``); fold k is left out of training and,
    after it, the saved model scores its pairs into ``<output_dir>/fold_scores.jsonl``
    (:func:`write_fold_scores`: the pair's key and its three support probabilities).
-2. :func:`merge_teachers` (``citetrain teacher RUN... --out FILE``) averages the fold scores of several teacher runs (every fold, any number
-   of seeds) per pair into one teacher file.
+2. :func:`merge_teachers` (``citetrain teacher RUN... --out FILE``) averages the fold scores of
+   several teacher runs (every fold, any number of seeds) per pair into one teacher file; with
+   ``--stack lexical`` the average is stacked with lexical recall per source
+   (:func:`stack_teacher`), fitted on those same out-of-fold scores.
 3. ``data.teacher: FILE`` (the student): each training pair whose key the file holds is trained on
    the soft target ``w·teacher + (1 − w)·label`` (``data.teacher_weight`` w, the label one-hot),
    with the cross-entropy against it (:class:`SoftTrainer`); pairs the file lacks (built pairs)
@@ -81,8 +83,9 @@ def fold_split(train: Any, folds: int, fold: int, seed: int) -> tuple[Any, Any]:
 
 def write_fold_scores(final: str | Path, held: Any, path: str | Path) -> int:
     """Score the held-out fold's pairs with the model saved at ``final``; JSON lines of
-    ``{key, group, label, probs}`` (probs by support level: no, partial, full), written
-    atomically; returns the number of pairs."""
+    ``{key, group, source, label, probs, lexical}`` (probs by support level: no, partial, full;
+    ``lexical`` the pair's content-word recall, for a stacked teacher), written atomically;
+    returns the number of pairs."""
     import torch
 
     from citetrain.io.writers import atomic_write_text
@@ -92,14 +95,17 @@ def write_fold_scores(final: str | Path, held: Any, path: str | Path) -> int:
     model = make_engine(f"classifier:{final}", cache=False, progress=False, device=device,
                         stacked=False)
     pairs = list(zip(held["premise"], held["hypothesis"]))
+    lexical = [r.expected for r in make_engine("lexical", cache=False, progress=False).results(pairs)]
     lines = []
-    for (p, h), grp, lab, r in zip(pairs, held["group"], held["label"], model.results(pairs)):
+    for (p, h), grp, src, lab, r, x in zip(pairs, held["group"], held["source"], held["label"],
+                                          model.results(pairs), lexical):
         if r.support is None:
             raise CitetrainError(f"data.fold: {final} is a two-way judge; teachers need the "
                                  "three-way head (training pairs labelled partial)")
         full, partial, no = r.support
-        lines.append(json.dumps({"key": pair_key(p, h), "group": grp, "label": int(lab),
-                                 "probs": [no, partial, full]}))
+        lines.append(json.dumps({"key": pair_key(p, h), "group": grp,
+                                 "source": src.partition(":")[0], "label": int(lab),
+                                 "probs": [no, partial, full], "lexical": x}))
     atomic_write_text(path, "\n".join(lines) + "\n")
     return len(lines)
 
@@ -118,15 +124,18 @@ def fold_score_files(runs: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-def merge_teachers(files: Iterable[str | Path], out: str | Path) -> dict[str, Any]:
+def merge_teachers(files: Iterable[str | Path], out: str | Path,
+                   stack: bool = False) -> dict[str, Any]:
     """Average the ``probs`` of every key over the fold-score ``files`` (the folds of several
     teacher runs; a key repeated within one file, a pair read from two sources, is read once)
-    into ``out`` (JSON lines ``{key, probs, teachers}``, atomically); returns
-    ``{"pairs", "files", "teachers_per_pair"}``."""
+    into ``out`` (JSON lines ``{key, probs, teachers}``, atomically). With ``stack``, the averaged
+    teacher is stacked with lexical recall (:func:`stack_teacher`) before it is written. Returns
+    ``{"pairs", "files", "teachers_per_pair"}`` (and ``"stacks"``)."""
     from citetrain.io.writers import atomic_write_text
 
     sums: dict[str, list[float]] = {}
     seen: dict[str, int] = defaultdict(int)
+    facts: dict[str, dict[str, Any]] = {}  # label, source and lexical recall of each pair
     names = [str(f) for f in files]
     for name in names:
         mine: dict[str, list[float]] = {}  # a pair read twice by one teacher counts once
@@ -141,7 +150,11 @@ def merge_teachers(files: Iterable[str | Path], out: str | Path) -> dict[str, An
                     raise CitetrainError(f"{name}:{n}: not a fold-score line ({e})") from None
                 if len(probs) != LEVELS:
                     raise CitetrainError(f"{name}:{n}: probs has {len(probs)} values, not {LEVELS}")
+                if stack and not {"label", "lexical"} <= set(row):
+                    raise CitetrainError(f"{name}:{n}: a stacked teacher needs the pair's label "
+                                         "and lexical recall (a fold_scores.jsonl written before stacked teachers)")
                 mine.setdefault(key, probs)
+                facts.setdefault(key, {k: row.get(k) for k in ("label", "source", "lexical")})
         for key, probs in mine.items():
             acc = sums.setdefault(key, [0.0] * LEVELS)
             for i, p in enumerate(probs):
@@ -149,11 +162,48 @@ def merge_teachers(files: Iterable[str | Path], out: str | Path) -> dict[str, An
             seen[key] += 1
     if not sums:
         raise CitetrainError(f"merge_teachers: no fold scores in {', '.join(names) or '(no files)'}")
-    lines = [json.dumps({"key": k, "probs": [v / seen[k] for v in acc], "teachers": seen[k]})
-             for k, acc in sums.items()]
+    merged = {k: [v / seen[k] for v in acc] for k, acc in sums.items()}
+    info: dict[str, Any] = {"pairs": len(sums), "files": len(names),
+                            "teachers_per_pair": sorted(set(seen.values()))}
+    if stack:
+        merged, info["stacks"] = stack_teacher(merged, facts)
+    lines = [json.dumps({"key": k, "probs": p, "teachers": seen[k]}) for k, p in merged.items()]
     atomic_write_text(out, "\n".join(lines) + "\n")
-    counts = sorted(set(seen.values()))
-    return {"pairs": len(sums), "files": len(names), "teachers_per_pair": counts}
+    return info
+
+
+def stack_teacher(probs: dict[str, list[float]], facts: dict[str, dict[str, Any]]
+                  ) -> tuple[dict[str, list[float]], dict[str, Any]]:
+    """The teacher stacked with lexical recall (:mod:`citetrain.nli.stack`), one stack per source
+    fitted on the training pairs' out-of-fold teacher scores and labels — calibration data the
+    teachers never trained on — and one on all pairs for a source where a cut has one class.
+    The student sees no source at inference: it learns from inputs alone what the source-wise
+    stacks read into them. Returns (stacked probs by level, ``{source: stack fields}``)."""
+    from citetrain.nli.base import expected_support
+    from citetrain.nli.stack import fit_stack
+
+    def fit(keys: list[str], name: str):
+        e = [expected_support(probs[k][2], probs[k][1]) for k in keys]
+        return fit_stack(e, [facts[k]["lexical"] for k in keys],
+                         [int(facts[k]["label"]) for k in keys], name)
+
+    by_source: dict[str, list[str]] = defaultdict(list)
+    for k in probs:
+        by_source[str(facts[k].get("source") or "")].append(k)
+    pooled = fit(list(probs), "all")
+    out, stacks = {}, {}
+    for name, keys in sorted(by_source.items()):
+        try:
+            st = fit(keys, name)
+        except ValueError:
+            st = pooled
+        stacks[name] = {"pairs": len(keys), "fit": st.source, "partial": st.partial,
+                        "full": st.full}
+        for k in keys:
+            full, partial, no = st.support(expected_support(probs[k][2], probs[k][1]),
+                                           facts[k]["lexical"])
+            out[k] = [no, partial, full]
+    return out, stacks
 
 
 def read_teacher(path: str | Path) -> dict[str, list[float]]:
