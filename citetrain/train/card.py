@@ -25,6 +25,16 @@ def write_model_card(folder: str | Path, recipe: Recipe, data_path: Path, summar
     if summary.get("built"):
         extra += ("\n## Built training pairs (`data.built`)\n\n```json\n"
                   + json.dumps(summary["built"], indent=2) + "\n```\n")
+    if summary.get("teacher"):
+        t = summary["teacher"]
+        extra += (f"\n## Distilled (`data.teacher`)\n\n{t['pairs']} training pairs read "
+                  f"{t['weight']:g}·teacher + {1 - t['weight']:g}·label from `{t['file']}` "
+                  f"(sha256 {t.get('sha256', '?')}).\n")
+    if summary.get("fold"):
+        f = summary["fold"]
+        extra += (f"\n## A teacher (`data.folds`)\n\nFold {f['fold']} of {f['folds']} of the "
+                  f"training claims left out of training; its {f['pairs']} pairs scored in "
+                  "`fold_scores.jsonl`.\n")
     text = (f"---\nlibrary_name: {'peft' if recipe.method != 'full' else 'transformers'}\n"
             f"base_model: {base}\ntags: [citetrain, citation, {recipe.kind}]\n---\n\n"
             f"# {recipe.name}\n\nA citation {recipe.kind} trained with citetrain "

@@ -319,7 +319,10 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
             print(f"[citetrain] stack ({recipe.eval.stack}) fitted on "
                   f"{summary['stack']['claims']} calibration claims -> {final}", flush=True)
         if taught is not None:
-            summary["teacher"] = {"file": d.teacher, "pairs": taught, "weight": d.teacher_weight}
+            from citetrain.io.readers import sha256_file
+
+            summary["teacher"] = {"file": d.teacher, "pairs": taught, "weight": d.teacher_weight,
+                                  "sha256": sha256_file(d.teacher)}
         if fold_held is not None:
             from citetrain.train.distill import FOLD_SCORES, write_fold_scores
 

@@ -155,6 +155,8 @@ def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_p
         rows = [json.loads(x) for x in (tmp_path / f"t{k}" / "run" / "fold_scores.jsonl")
                 .read_text().splitlines()]
         assert summary["fold"] == {"fold": k, "folds": 2, "pairs": len(rows)}
+        assert f"Fold {k} of 2 of the training claims left out" in (
+            Path(summary["final"]) / "README.md").read_text()
         assert {fold_of(r["group"], 2, 0) for r in rows} == {k}
         assert all(sum(r["probs"]) == pytest.approx(1.0, abs=1e-5) for r in rows)
         assert all(r["source"] == "wice_oracle" and 0.0 <= r["lexical"] <= 1.0 for r in rows)
@@ -175,7 +177,13 @@ def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_p
     student["data"].update(teacher=str(teacher), teacher_weight=0.5,
                            dataset=str(tmp_path / "pairs" / "dataset"))
     summary = train(validate_recipe(student))
-    assert summary["teacher"] == {"file": str(teacher), "pairs": info["pairs"], "weight": 0.5}
+    from citetrain.io.readers import sha256_file
+
+    assert summary["teacher"] == {"file": str(teacher), "pairs": info["pairs"], "weight": 0.5,
+                                  "sha256": sha256_file(teacher)}
+    card = (Path(summary["final"]) / "README.md").read_text()
+    assert f"## Distilled (`data.teacher`)\n\n{info['pairs']} training pairs read 0.5·teacher" in card
+    assert str(teacher) in card and sha256_file(teacher) in card
     assert summary["train_pairs"] == info["pairs"]  # every training pair was out of some fold
     assert all(math.isfinite(x) for x in summary["losses"])
     assert (Path(summary["final"]) / "config.json").is_file()
