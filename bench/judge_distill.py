@@ -5,7 +5,8 @@
    (``teach-fK-sS``, ``data.folds=--folds``, ``data.fold=K``), beside stage 1 of the two-stage
    judge (``built-sS``); each teacher scores the training claims it left out.
 2. ``OUT/teacher.jsonl`` (as ``citetrain teacher OUT/teach-* --out OUT/teacher.jsonl`` makes it):
-   every training pair's probabilities averaged over the teachers that held it out (one per seed).
+   every training pair's probabilities averaged over the teachers that held it out (one per seed);
+   with ``--stack lexical`` stacked with lexical recall per source (``OUT/teacher-stacked.jsonl``).
 3. Students, per seed: ``2stage-sS`` (stage 2 on the labels, the baseline, same machine) and
    ``2stage-kdW-sS`` for every ``--weights`` W (stage 2 on ``W·teacher + (1 − W)·label``), both
    from ``built-sS``; with ``--human-students``, ``human-kdW-sS`` too (no stage 1).
@@ -39,11 +40,12 @@ def teachers(seeds: list[int], folds: int) -> list[dict]:
     return out
 
 
-def students(seeds: list[int], weights: list[float], teacher: Path, human: bool) -> list[dict]:
-    """The baseline stage 2 and the distilled ones, per seed."""
+def students(seeds: list[int], weights: list[float], teacher: Path, human: bool,
+             stacked: bool = False) -> list[dict]:
+    """The baseline stage 2 and the distilled ones, per seed (``kdsW`` from a stacked teacher)."""
     out = [job(f"2stage-s{s}", "2stage", s, "2stage", after=f"built-s{s}") for s in seeds]
     for w in weights:
-        tag = f"kd{round(w * 100)}"
+        tag = f"kd{'s' if stacked else ''}{round(w * 100)}"
         sets = [f"data.teacher={teacher}", f"data.teacher_weight={w}"]
         out += [job(f"2stage-{tag}-s{s}", f"2stage-{tag}", s, "2stage", after=f"built-s{s}",
                     sets=sets) for s in seeds]
@@ -58,6 +60,9 @@ def main() -> None:
     ap.add_argument("--seeds", default="42,1,2")
     ap.add_argument("--folds", type=int, default=4)
     ap.add_argument("--weights", default="1.0,0.5", help="teacher weights of the students")
+    ap.add_argument("--stack", choices=["none", "lexical"], default="none",
+                    help="lexical: stack the teacher with lexical recall per source "
+                    "(citetrain teacher --stack lexical); students kdsW")
     ap.add_argument("--human-students", action="store_true",
                     help="also students without stage 1 (human-kdW-sS)")
     runner_args(ap)
@@ -76,11 +81,12 @@ def main() -> None:
         sys.exit(f"[distill] failed: {', '.join(failed)} (logs: OUT/NAME/run.log)")
     from citetrain.train.distill import fold_score_files, merge_teachers
 
-    teacher = out / "teacher.jsonl"
+    stacked = args.stack == "lexical"
+    teacher = out / ("teacher-stacked.jsonl" if stacked else "teacher.jsonl")
     info = merge_teachers(fold_score_files(out / j["name"] for j in first
-                                           if j["name"].startswith("teach-")), teacher)
+                                           if j["name"].startswith("teach-")), teacher, stacked)
     print(f"[distill] teacher: {info}", flush=True)
-    second = students(seeds, weights, teacher, args.human_students)
+    second = students(seeds, weights, teacher, args.human_students, stacked)
     failed = run_all(second, out, base, args.set, args.parallel, args.threads, human, built, dest)
     if dest is not None:
         collect([j["name"] for j in first + second], out, dest)
