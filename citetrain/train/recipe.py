@@ -74,7 +74,7 @@ class DataSection(_Section):
     # crossencoder: this fraction of the human training claims is held out of training to fit
     # eval.stack (hash of the pair's group, split_seed)
     calibration_fraction: float = Field(default=0.0, ge=0.0, lt=1.0)
-    # crossencoder, distillation (train.distill): a teacher run leaves fold `fold` of `folds` (by
+    # crossencoder, distillation (citetrain/train/distill.py): a teacher run leaves fold `fold` of `folds` (by
     # hash of the claim, split_seed) out of training and scores it; a student trains on the
     # merged teacher file's probabilities, mixed with the label by teacher_weight
     folds: int | None = Field(default=None, ge=2)
@@ -310,8 +310,8 @@ def _distill_errors(r: Recipe) -> list[str]:
     if d.folds is not None and d.calibration_fraction:
         errs.append("data.folds and data.calibration_fraction both hold claims out: use one")
     if d.teacher is not None and not Path(d.teacher).is_file():
-        errs.append(f"data.teacher: {d.teacher} not found (merge teacher runs' fold_scores.jsonl "
-                    "with citetrain.train.distill.merge_teachers)")
+        errs.append(f"data.teacher: {d.teacher} not found (make it from teacher runs with "
+                    "`citetrain teacher RUN... --out FILE`)")
     if d.teacher is not None and d.folds is not None:
         errs.append("data.teacher (a student) and data.folds (a teacher) in one run: choose one")
     return errs
@@ -379,7 +379,7 @@ def _resolve(recipe: Recipe, path: str | Path) -> Recipe:
     is taken from the recipe's folder or its parent (the repository root for ``recipes/``)."""
     here = Path(path).resolve().parent
     for obj, key in ((recipe.data, "dataset"), (recipe.data, "build"), (recipe.launch, "config_file"),
-                     (recipe.model, "adapter")):
+                     (recipe.model, "adapter"), (recipe.data, "teacher")):
         value = getattr(obj, key)
         if not value or Path(value).is_absolute() or Path(value).exists():
             continue
