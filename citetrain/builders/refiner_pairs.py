@@ -12,13 +12,13 @@ read exactly as the pair refiner reads them at inference (:func:`record_pairs`, 
 """
 from __future__ import annotations
 
-import json
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any, Iterator, Sequence
 
 from citetrain.errors import CitetrainError
 from citetrain.io.labelled import LabelledPair, LabelledSet
+from citetrain.io.readers import json_rows
 from citetrain.nli.base import Pair
 from citetrain.records import Record, format_doc
 from citetrain.text.marks import Statement, strip_marks
@@ -90,29 +90,20 @@ def read_gold_pairs(path: str | Path, fmt: str = "gold", seed: int = 0) -> Label
     return LabelledSet(pairs, [], fmt)
 
 
-def _jsonl(path: Path) -> list[tuple[int, dict[str, Any]]]:
+def _jsonl(path: Path, parse: Any = dict, what: str = "a JSON object") -> Iterator[tuple[int, Any]]:
     if not path.is_file():
         raise CitetrainError(f"{path}: not found (refiner: takes a refiner build's "
                              f"statements.jsonl, with records.jsonl beside it)")
-    rows = []
-    with open(path, encoding="utf-8") as fh:
-        for line, text in enumerate(fh, 1):
-            if text.strip():
-                try:
-                    rows.append((line, json.loads(text)))
-                except ValueError as exc:
-                    raise CitetrainError(f"{path}:{line}: not JSON ({exc})") from None
-    return rows
+    return json_rows(path, parse, what)
 
 
 def _gold(path: Path) -> dict[str, dict[int, list[int]]]:
     gold: dict[str, dict[int, list[int]]] = defaultdict(dict)
-    for line, row in _jsonl(path):
-        try:
-            gold[str(row["id"])][int(row["statement"])] = [int(i) for i in row["gold"] or []]
-        except (KeyError, TypeError, ValueError) as exc:
-            raise CitetrainError(f"{path}:{line}: field {exc}: not a refiner statement row "
-                                 f"(needs id, statement, gold)") from None
+    rows = _jsonl(path, lambda row: (str(row["id"]), int(row["statement"]),
+                                     [int(i) for i in row["gold"] or []]),
+                  "a refiner statement row (needs id, statement, gold)")
+    for _, (rid, k, ids) in rows:
+        gold[rid][k] = ids
     return gold
 
 

@@ -305,3 +305,28 @@ def sha256_file(path: str | os.PathLike[str]) -> str:
         for block in iter(lambda: f.read(1 << 20), b""):
             h.update(block)
     return h.hexdigest()
+
+
+class LineProblem(ValueError):
+    """Why a line of a JSON-lines file is refused: :func:`json_rows` prints it as
+    ``PATH:LINE: reason``."""
+
+
+def json_rows(path: PathLike, parse: Callable[[Any], Any], what: str,
+              setting: str = "") -> Iterator[tuple[int, Any]]:
+    """``(line, parse(value))`` for each non-blank line of a JSON-lines file (lines from 1). A line
+    that is not JSON, or that ``parse`` refuses (KeyError, TypeError, ValueError), stops the read
+    with one line: ``[setting: ]PATH:LINE: not WHAT (why)``, or ``PATH:LINE: reason`` for a
+    :class:`LineProblem`. The file is read as it is consumed (one line in memory)."""
+    where = f"{setting}: {path}" if setting else str(path)
+    with open(path, encoding="utf-8") as fh:
+        for n, text in enumerate(fh, 1):
+            if not text.strip():
+                continue
+            try:
+                row = parse(json.loads(text))
+            except LineProblem as e:
+                raise CitetrainError(f"{where}:{n}: {e}") from None
+            except (KeyError, TypeError, ValueError) as e:
+                raise CitetrainError(f"{where}:{n}: not {what} ({e})") from None
+            yield n, row

@@ -15,11 +15,9 @@ the statement's text like every other source.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from citetrain.errors import CitetrainError
 from citetrain.io.labelled import LabelledPair, LabelledSet
 
 FORMAT = "synth"
@@ -55,13 +53,9 @@ def record_pairs(rec: dict[str, Any]) -> list[LabelledPair]:
 
 def read_synth(path: str | Path) -> LabelledSet:
     """All pairs of a synth JSONL file."""
+    from citetrain.io.readers import json_rows
+
     pairs: list[LabelledPair] = []
-    with open(path, encoding="utf-8") as fh:
-        for line, text in enumerate(fh, 1):
-            if not text.strip():
-                continue
-            try:
-                pairs += record_pairs(json.loads(text))
-            except (ValueError, KeyError, TypeError) as exc:
-                raise CitetrainError(f"{path}:{line}: not a synth record ({exc})") from None
+    for _, rows in json_rows(path, record_pairs, "a synth record"):
+        pairs += rows
     return LabelledSet(pairs, [], FORMAT)

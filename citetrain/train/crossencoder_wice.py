@@ -15,7 +15,6 @@ are split by the sub-claim's text, so they stay on one side of the split.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -62,9 +61,9 @@ def derived_pairs(item: dict[str, Any], line: int) -> list[LabelledPair]:
 
 def read_wice_tokens(path: str | Path) -> LabelledSet:
     """All derived pairs of a ``non_supported_tokens`` JSONL file."""
+    from citetrain.io.readers import json_rows
+
     pairs: list[LabelledPair] = []
-    with open(path, encoding="utf-8") as fh:
-        for line, text in enumerate(fh, 1):
-            if text.strip():
-                pairs += derived_pairs(json.loads(text), line)
+    for line, item in json_rows(path, dict, "a JSON object"):
+        pairs += derived_pairs(item, line)
     return LabelledSet(pairs, [], FORMAT)

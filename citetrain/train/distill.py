@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from citetrain.errors import CitetrainError
+from citetrain.io.readers import LineProblem, json_rows
 
 FOLD_SCORES = "fold_scores.jsonl"  # a teacher run's scores of the fold it left out
 LEVELS = 3  # not supported, partially supported, supported: the support level is the index
@@ -124,6 +125,17 @@ def fold_score_files(runs: Iterable[str | Path]) -> list[Path]:
     return out
 
 
+def _fold_line(row: dict[str, Any], stack: bool) -> tuple[str, list[float], dict[str, Any]]:
+    """(key, probs, facts) of one fold-score line; what a stacked teacher needs is checked."""
+    probs = [float(x) for x in row["probs"]]
+    if len(probs) != LEVELS:
+        raise LineProblem(f"probs has {len(probs)} values, not {LEVELS}")
+    if stack and not {"label", "lexical"} <= set(row):
+        raise LineProblem("a stacked teacher needs the pair's label and lexical recall (a "
+                          "fold_scores.jsonl written before stacked teachers)")
+    return row["key"], probs, {k: row.get(k) for k in ("label", "source", "lexical")}
+
+
 def merge_teachers(files: Iterable[str | Path], out: str | Path,
                    stack: bool = False) -> dict[str, Any]:
     """Average the ``probs`` of every key over the fold-score ``files`` (the folds of several
@@ -139,22 +151,10 @@ def merge_teachers(files: Iterable[str | Path], out: str | Path,
     names = [str(f) for f in files]
     for name in names:
         mine: dict[str, list[float]] = {}  # a pair read twice by one teacher counts once
-        with open(name, encoding="utf-8") as fh:
-            for n, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    row = json.loads(line)
-                    key, probs = row["key"], [float(x) for x in row["probs"]]
-                except (ValueError, KeyError, TypeError) as e:
-                    raise CitetrainError(f"{name}:{n}: not a fold-score line ({e})") from None
-                if len(probs) != LEVELS:
-                    raise CitetrainError(f"{name}:{n}: probs has {len(probs)} values, not {LEVELS}")
-                if stack and not {"label", "lexical"} <= set(row):
-                    raise CitetrainError(f"{name}:{n}: a stacked teacher needs the pair's label "
-                                         "and lexical recall (a fold_scores.jsonl written before stacked teachers)")
-                mine.setdefault(key, probs)
-                facts.setdefault(key, {k: row.get(k) for k in ("label", "source", "lexical")})
+        for _, (key, probs, fact) in json_rows(name, lambda row: _fold_line(row, stack),
+                                          "a fold-score line"):
+            mine.setdefault(key, probs)
+            facts.setdefault(key, fact)
         for key, probs in mine.items():
             acc = sums.setdefault(key, [0.0] * LEVELS)
             for i, p in enumerate(probs):
@@ -208,16 +208,9 @@ def stack_teacher(probs: dict[str, list[float]], facts: dict[str, dict[str, Any]
 
 def read_teacher(path: str | Path) -> dict[str, list[float]]:
     """``{key: probs}`` of a merged teacher file."""
-    out = {}
-    with open(path, encoding="utf-8") as fh:
-        for n, line in enumerate(fh, 1):
-            if line.strip():
-                try:
-                    row = json.loads(line)
-                    out[row["key"]] = [float(x) for x in row["probs"]]
-                except (ValueError, KeyError, TypeError) as e:
-                    raise CitetrainError(f"data.teacher: {path}:{n}: not a teacher line ({e})") from None
-    return out
+    rows = json_rows(path, lambda row: (row["key"], [float(x) for x in row["probs"]]),
+                     "a teacher line", setting="data.teacher")
+    return dict(pair for _, pair in rows)
 
 
 def soft_targets(train: Any, teacher: dict[str, list[float]], weight: float) -> tuple[list[list[float]], int]:

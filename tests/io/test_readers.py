@@ -207,3 +207,25 @@ def test_read_many_dedupes_by_id(tmp_path):
     assert (res.duplicates, res.conflicting, res.n_items) == (2, 1, 5)
     assert res.summary() == ("read 5 records, none skipped; dropped 2 duplicate ids "
                              "(1 with different content, first kept)")
+
+
+def test_json_rows_numbers_lines_and_names_the_bad_one(tmp_path):
+    from citetrain.io.readers import LineProblem, json_rows
+
+    def parse(row):
+        if row["n"] < 0:
+            raise LineProblem(f"n is {row['n']}, below 0")
+        return row["n"] * 2
+
+    path = tmp_path / "rows.jsonl"
+    path.write_text('{"n": 1}\n\n  \n{"n": 3}\n')
+    assert list(json_rows(path, parse, "a row")) == [(1, 2), (4, 6)]  # blank lines keep numbering
+    path.write_text('{"n": 1}\n\n{"n": 2\n')
+    with pytest.raises(CitetrainError, match=r"^data.x: .*rows.jsonl:3: not a row \("):
+        list(json_rows(path, parse, "a row", setting="data.x"))
+    path.write_text('{"n": 1}\n{"m": 2}\n')
+    with pytest.raises(CitetrainError, match=r"rows.jsonl:2: not a row \('n'\)$"):
+        list(json_rows(path, parse, "a row"))
+    path.write_text('{"n": -1}\n')
+    with pytest.raises(CitetrainError, match=r"rows.jsonl:1: n is -1, below 0$"):
+        list(json_rows(path, parse, "a row"))
