@@ -72,14 +72,11 @@ def claim_keys(groups: list[str], hypotheses: list[str]) -> list[str]:
 def fold_split(train: Any, folds: int, fold: int, seed: int) -> tuple[Any, Any]:
     """``(train, held)``: the training pairs outside fold ``fold`` and those in it (whole claims,
     :func:`claim_keys`)."""
+    from citetrain.train.pairs import hold_out
+
     keys = claim_keys(list(train["group"]), list(train["hypothesis"]))
-    side = [fold_of(k, folds, seed) == fold for k in keys]
-    keep = [i for i, s in enumerate(side) if not s]
-    held = [i for i, s in enumerate(side) if s]
-    if not keep or not held:
-        raise CitetrainError(f"data.fold={fold} of data.folds={folds} leaves "
-                             f"{'no training' if not keep else 'no held-out'} pair")
-    return train.select(keep), train.select(held)
+    return hold_out(train, [fold_of(k, folds, seed) == fold for k in keys],
+                    f"data.fold={fold} of data.folds={folds}", "held-out")
 
 
 def write_fold_scores(final: str | Path, held: Any, path: str | Path) -> int:

@@ -167,19 +167,25 @@ def built_manifests(folders: list[str]) -> list[dict[str, Any]]:
     return out
 
 
+def hold_out(train: Any, held: list[bool], setting: str, held_name: str) -> tuple[Any, Any]:
+    """``(kept, held)``: the pairs of ``train`` whose ``held`` flag is false, and those whose flag
+    is true; a side left empty is a one-line error naming the recipe ``setting`` that emptied it."""
+    keep = [i for i, h in enumerate(held) if not h]
+    out = [i for i, h in enumerate(held) if h]
+    if not keep or not out:
+        raise CitetrainError(f"{setting} leaves {'no training' if not keep else 'no ' + held_name} "
+                             "pair")
+    return train.select(keep), train.select(out)
+
+
 def calibration_split(train: Any, fraction: float, seed: int) -> tuple[Any, Any]:
     """``(train, calibration)``: the pairs of a ``fraction`` of the training groups (claims, by
     hash of the group with ``seed``) held out of training, to fit a stack on
     (:mod:`citetrain.nli.stack`)."""
     from citetrain.builders.sets import split_of
 
-    side = [split_of(f"calibration\0{g}", fraction, seed) for g in train["group"]]
-    keep = [i for i, s in enumerate(side) if s == "train"]
-    held = [i for i, s in enumerate(side) if s == "validation"]
-    if not keep or not held:
-        raise CitetrainError(f"data.calibration_fraction={fraction} leaves "
-                             f"{'no training' if not keep else 'no calibration'} pair")
-    return train.select(keep), train.select(held)
+    held = [split_of(f"calibration\0{g}", fraction, seed) == "validation" for g in train["group"]]
+    return hold_out(train, held, f"data.calibration_fraction={fraction}", "calibration")
 
 
 def training_pairs(human: Any, built: list[str] | None, built_max: int | None,
