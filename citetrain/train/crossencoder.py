@@ -323,15 +323,19 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
 
             summary["teacher"] = {"file": d.teacher, "pairs": taught, "weight": d.teacher_weight,
                                   "sha256": sha256_file(d.teacher)}
+        card = heldout is not None and recipe.eval.card
+        if fold_held is not None or card:
+            from citetrain.train.judge_card import heldout_figures, load_judge
+
+            judge = load_judge(final)  # one load serves the fold scores and the card
         if fold_held is not None:
             from citetrain.train.distill import FOLD_SCORES, write_fold_scores
 
-            n = write_fold_scores(final, fold_held, out / FOLD_SCORES)
+            n = write_fold_scores(final, fold_held, out / FOLD_SCORES, judge)
             summary["fold"] = {"fold": d.fold, "folds": d.folds, "pairs": n}
-        if heldout is not None and recipe.eval.card:
-            from citetrain.train.judge_card import heldout_figures
-
-            summary["heldout"] = heldout_figures(final, heldout, out / "heldout_scores.jsonl")
+        if card:
+            summary["heldout"] = heldout_figures(final, heldout, out / "heldout_scores.jsonl",
+                                                 judge)
         summary["model_bytes"] = sum(f.stat().st_size for f in final.iterdir() if f.is_file())
         publish(final, recipe, data_path, summary, recipe.model.name_or_path, trainer, tokenizer, out)
     state.wait_for_everyone()

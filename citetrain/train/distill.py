@@ -79,24 +79,20 @@ def fold_split(train: Any, folds: int, fold: int, seed: int) -> tuple[Any, Any]:
                     f"data.fold={fold} of data.folds={folds}", "held-out")
 
 
-def write_fold_scores(final: str | Path, held: Any, path: str | Path) -> int:
-    """Score the held-out fold's pairs with the model saved at ``final``; JSON lines of
+def write_fold_scores(final: str | Path, held: Any, path: str | Path, model: Any = None) -> int:
+    """Score the held-out fold's pairs with the model saved at ``final`` (``model``: its
+    :func:`~citetrain.train.judge_card.load_judge` engine, when loaded already); JSON lines of
     ``{key, group, source, label, probs, lexical}`` (probs by support level: no, partial, full;
     ``lexical`` the pair's content-word recall, for a stacked teacher), written atomically;
     returns the number of pairs."""
-    import torch
-
     from citetrain.io.writers import atomic_write_text
-    from citetrain.nli.registry import make_engine
+    from citetrain.train.judge_card import load_judge, score_pairs
 
-    device = "cpu" if not torch.cuda.is_available() else "auto"
-    model = make_engine(f"classifier:{final}", cache=False, progress=False, device=device,
-                        stacked=False)
     pairs = list(zip(held["premise"], held["hypothesis"]))
-    lexical = [r.expected for r in make_engine("lexical", cache=False, progress=False).results(pairs)]
+    results, lexical, _ = score_pairs(model if model is not None else load_judge(final), pairs)
     lines = []
     for (p, h), grp, src, lab, r, x in zip(pairs, held["group"], held["source"], held["label"],
-                                          model.results(pairs), lexical):
+                                          results, lexical):
         if r.support is None:
             raise CitetrainError(f"data.fold: {final} is a two-way judge; teachers need the "
                                  "three-way head (training pairs labelled partial)")

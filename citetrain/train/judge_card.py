@@ -23,29 +23,44 @@ def auc(res: dict[str, Any]) -> float:
     return float(res.get("roc_auc_mean", res.get("roc_auc", float("nan"))))
 
 
-def heldout_figures(final: str | Path, validation: Any,
-                    scores_to: str | Path | None = None) -> dict[str, Any]:
+def load_judge(final: str | Path) -> Any:
+    """The judge saved at ``final`` as a ``classifier:`` engine read alone (no saved stack), on
+    the GPU when there is one, without cache or progress bars: what the card and a teacher's
+    fold scores read it with."""
+    import torch
+
+    from citetrain.nli.registry import make_engine
+
+    device = "cpu" if not torch.cuda.is_available() else "auto"
+    return make_engine(f"classifier:{final}", cache=False, progress=False, device=device,
+                       stacked=False)
+
+
+def score_pairs(model: Any, pairs: list[tuple[str, str]]) -> tuple[list[Any], list[float], float]:
+    """``(results, lexical, seconds)``: the judge engine's results on ``pairs``, content-word
+    recall's expected level on the same pairs, and the seconds the judge took."""
+    from citetrain.nli.registry import make_engine
+
+    start = time.perf_counter()
+    results = model.results(pairs)
+    seconds = time.perf_counter() - start
+    lexical = make_engine("lexical", cache=False, progress=False).results(pairs)
+    return results, [r.expected for r in lexical], seconds
+
+
+def heldout_figures(final: str | Path, validation: Any, scores_to: str | Path | None = None,
+                    model: Any = None) -> dict[str, Any]:
     """``{"sources": [{source, pairs, claims, model, lexical}], "throughput": {...}}`` for the
     model saved at ``final`` on the validation split (columns premise, hypothesis, label, group,
     source). ``scores_to``: also write every pair's scores there as JSON lines (source, group,
     label, the model's expected level, lexical recall's, the stacked one when saved), so that
     other ways of reading the judge (ensembles, other metrics) can be computed without the
-    model."""
-    import torch
-
-    from citetrain.nli.registry import make_engine
-
+    model. ``model``: the engine of :func:`load_judge` when the caller has it loaded already."""
     pairs = list(zip(validation["premise"], validation["hypothesis"]))
     labels, groups = list(validation["label"]), list(validation["group"])
-    device = "cpu" if not torch.cuda.is_available() else "auto"
-    model = make_engine(f"classifier:{final}", cache=False, progress=False, device=device,
-                        stacked=False)
-    lexical = make_engine("lexical", cache=False, progress=False)
-    start = time.perf_counter()
-    alone = model.results(pairs)
-    seconds = time.perf_counter() - start
+    model = model if model is not None else load_judge(final)
+    alone, baseline, seconds = score_pairs(model, pairs)
     scored = [r.expected for r in alone]
-    baseline = [r.expected for r in lexical.results(pairs)]
     stack = model.backend.saved_stack
     stacked = ([stack.expected(r.expected, x) for r, x in zip(alone, baseline)]
                if stack is not None else None)
