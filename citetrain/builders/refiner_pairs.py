@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 from citetrain.errors import CitetrainError
 from citetrain.io.labelled import LabelledPair, LabelledSet
@@ -90,7 +90,9 @@ def read_gold_pairs(path: str | Path, fmt: str = "gold", seed: int = 0) -> Label
     return LabelledSet(pairs, [], fmt)
 
 
-def _jsonl(path: Path, parse: Any = dict, what: str = "a JSON object") -> Iterator[tuple[int, Any]]:
+def _jsonl(path: Path, parse: Callable[[Any], Any] = dict,
+           what: str = "a JSON object") -> Iterator[tuple[int, Any]]:
+    """:func:`~citetrain.io.readers.json_rows` of a refiner build's file, which must exist."""
     if not path.is_file():
         raise CitetrainError(f"{path}: not found (refiner: takes a refiner build's "
                              f"statements.jsonl, with records.jsonl beside it)")

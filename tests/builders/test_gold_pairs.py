@@ -62,3 +62,19 @@ def test_records_without_gold_are_refused(tmp_path):
                                 "docs": [{"title": "", "text": "A claim."}]}) + "\n")
     with pytest.raises(CitetrainError, match="record r has no field 'gold'"):
         read_gold_pairs(path, "gold")
+
+
+def test_refiner_build_rows_that_do_not_parse_name_their_line(tmp_path):
+    from citetrain.builders.refiner_pairs import read_refiner_pairs
+
+    statements = tmp_path / "statements.jsonl"
+    with pytest.raises(CitetrainError, match="statements.jsonl: not found"):
+        read_refiner_pairs(statements)
+    statements.write_text('{"id": "a", "statement": 0, "gold": [1]}\n\n{"id": "a", "gold": [2]}\n')
+    with pytest.raises(CitetrainError, match=r"statements.jsonl:3: not a refiner statement row "
+                                             r"\(needs id, statement, gold\) \('statement'\)"):
+        read_refiner_pairs(statements)
+    statements.write_text('{"id": "a", "statement": 0, "gold": [1]}\n')
+    (tmp_path / "records.jsonl").write_text("[1, 2]\n")
+    with pytest.raises(CitetrainError, match=r"records.jsonl:1: not a JSON object"):
+        read_refiner_pairs(statements)
