@@ -323,11 +323,11 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
 
             summary["teacher"] = {"file": d.teacher, "pairs": taught, "weight": d.teacher_weight,
                                   "sha256": sha256_file(d.teacher)}
-        card = heldout is not None and recipe.eval.card
-        if fold_held is not None or card:
-            from citetrain.train.judge_card import heldout_figures, load_judge
+        from citetrain.train.judge_card import heldout_figures, load_judge
 
-            judge = load_judge(final)  # one load serves the fold scores and the card
+        card = heldout is not None and recipe.eval.card
+        # one load serves the fold scores and the card
+        judge = load_judge(final) if fold_held is not None or card else None
         if fold_held is not None:
             from citetrain.train.distill import FOLD_SCORES, write_fold_scores
 
