@@ -13,7 +13,9 @@
 
 Runs go through ``bench/judge_campaign.py``'s runner (concurrent processes, resumable, ``--collect``);
 the table is ``bench/judge_seeds.py``'s.
-Run: ``python bench/judge_distill.py --out runs/distill --set train.use_cpu=false --parallel 15``.
+Run: ``python bench/judge_distill.py --out runs/distill --set train.use_cpu=false --parallel 15``;
+smaller students of the same teachers: add ``--student-set model.num_layers=2`` (rows ``...-l2``;
+the finished teachers are not run again).
 """
 from __future__ import annotations
 
@@ -41,12 +43,17 @@ def teachers(seeds: list[int], folds: int) -> list[dict]:
 
 
 def students(seeds: list[int], weights: list[float], teacher: Path, human: bool,
-             stacked: bool = False) -> list[dict]:
-    """The baseline stage 2 and the distilled ones, per seed (``kdsW`` from a stacked teacher)."""
-    out = [job(f"2stage-s{s}", "2stage", s, "2stage", after=f"built-s{s}") for s in seeds]
+             stacked: bool = False, extra: list[str] | None = None, name: str = "") -> list[dict]:
+    """The baseline stage 2 and the distilled ones, per seed (``kdsW`` from a stacked teacher);
+    ``extra`` overrides go to every student (e.g. ``model.num_layers=2``), whose rows then end in
+    ``-NAME`` so that they sit beside the full-size students of the same teachers."""
+    extra = list(extra or [])
+    end = f"-{name}" if name else ""
+    out = [job(f"2stage{end}-s{s}", f"2stage{end}", s, "2stage", after=f"built-s{s}", sets=extra)
+           for s in seeds]
     for w in weights:
-        tag = f"kd{'s' if stacked else ''}{round(w * 100)}"
-        sets = [f"data.teacher={teacher}", f"data.teacher_weight={w}"]
+        tag = f"kd{'s' if stacked else ''}{round(w * 100)}{end}"
+        sets = [f"data.teacher={teacher}", f"data.teacher_weight={w}"] + extra
         out += [job(f"2stage-{tag}-s{s}", f"2stage-{tag}", s, "2stage", after=f"built-s{s}",
                     sets=sets) for s in seeds]
         if human:
@@ -65,6 +72,11 @@ def main() -> None:
                     "(citetrain teacher --stack lexical); students kdsW")
     ap.add_argument("--human-students", action="store_true",
                     help="also students without stage 1 (human-kdW-sS)")
+    ap.add_argument("--student-set", action="append", default=[], metavar="KEY=VAL",
+                    help="an override for the students only (e.g. model.num_layers=2: six-layer "
+                    "teachers, two-layer students); their rows end in -l2 (see --student-name)")
+    ap.add_argument("--student-name", default="",
+                    help="suffix of the students' rows (default: lN from model.num_layers=N)")
     runner_args(ap)
     args = ap.parse_args()
     out = Path(args.out).resolve()
@@ -86,7 +98,12 @@ def main() -> None:
     info = merge_teachers(fold_score_files(out / j["name"] for j in first
                                            if j["name"].startswith("teach-")), teacher, stacked)
     print(f"[distill] teacher: {info}", flush=True)
-    second = students(seeds, weights, teacher, args.human_students, stacked)
+    name = args.student_name or "".join(f"l{kv.partition('=')[2]}" for kv in args.student_set
+                                        if kv.partition("=")[0] == "model.num_layers")
+    if args.student_set and not name:
+        sys.exit("[distill] --student-set without model.num_layers needs --student-name")
+    second = students(seeds, weights, teacher, args.human_students, stacked, args.student_set,
+                      name)
     failed = run_all(second, out, base, args.set, args.parallel, args.threads, human, built, dest)
     if dest is not None:
         collect([j["name"] for j in first + second], out, dest)

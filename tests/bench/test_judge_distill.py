@@ -54,3 +54,18 @@ def test_a_stage_one_finished_by_an_earlier_call_starts_stage_two(tmp_path, monk
                         human, built)
     assert failed == []
     assert json.loads((out / "2stage-kd50-s7" / "train_summary.json").read_text()) == {}
+
+
+def test_student_overrides_reach_the_students_only_and_name_their_rows(tmp_path):
+    teacher = tmp_path / "t.jsonl"
+    todo = {j["name"]: j for j in jd.students([7], [0.5], teacher, True,
+                                              extra=["model.num_layers=2"], name="l2")}
+    assert sorted(todo) == ["2stage-kd50-l2-s7", "2stage-l2-s7", "human-kd50-l2-s7"]
+    assert todo["2stage-l2-s7"]["sets"] == ["model.num_layers=2"]
+    assert todo["2stage-l2-s7"]["row"] == "2stage-l2"
+    assert todo["2stage-kd50-l2-s7"]["sets"] == [f"data.teacher={teacher}",
+                                                 "data.teacher_weight=0.5", "model.num_layers=2"]
+    assert todo["2stage-kd50-l2-s7"]["after"] == "built-s7"
+    line = " ".join(jc.command(todo["human-kd50-l2-s7"], tmp_path, None, []))
+    assert "model.num_layers=2" in line and "data.teacher_weight=0.5" in line
+    assert all("num_layers" not in " ".join(j["sets"]) for j in jd.teachers([7], 2))
