@@ -187,3 +187,25 @@ def test_split_keeps_one_side_of_the_judge_split(quotesum_file, capsys):
                  "validation", "--split-fraction", "0.5", "--split-seed", "3"]) == 0
     assert f"validation split (fraction 0.5, seed 3, by statement text): {len(val)} records" \
         in capsys.readouterr().out
+
+
+def test_a_causal_refiner_checkpoint_reads_the_same_benchmark(quotesum_file, tmp_path, capsys):
+    """Issue 24, item 5: a Generate-then-Refine checkpoint (here a tiny untrained Llama, so its
+    ids are noise) gets its row on every input beside the baselines, scored over the same
+    statements, with the generation counts (outputs that are not ids, ids past the passages)."""
+    from citetrain.models.tiny import TinySpec, make_tiny_base
+
+    texts = [x["summary"] + " " + x["source1"] + " [1][2][3] Citations: Statement" for x in LINES]
+    ckpt = make_tiny_base(TinySpec(vocab_size=300), texts * 10, tmp_path / "tiny-lm")
+    out = tmp_path / "out"
+    assert main(["refine-eval", str(quotesum_file), "--format", "quotesum", "--inputs",
+                 "removed,half", "--refiner", str(ckpt), "--out", str(out)]) == 0
+    assert f"| {ckpt} | removed |" in capsys.readouterr().out
+    rows = {(r["refiner"], r["input"]): r
+            for r in json.loads((out / "refine_eval.json").read_text())["rows"]}
+    for variant in ("removed", "half"):
+        row = rows[str(ckpt), variant]
+        assert row["counts"]["statements"] == rows["lexical", variant]["counts"]["statements"] == 4
+        assert 0.0 <= row["f1"] <= 100.0 and row["seconds_per_answer"] > 0
+        c = row["counts"]
+        assert {"not_ids", "ids", "dropped_out_of_range"} <= set(c) and c["not_ids"] <= 4
