@@ -3,7 +3,9 @@ text byte-identical outside the marks.
 
 A mark group is the marks and the whitespace before them (``" [1][2]"``, ``" [1, 2]"``). Within
 each sentence every group is removed and the refined ids go before the sentence's final
-punctuation, so ``strip_marks(refined) == strip_marks(original)`` for every record.
+punctuation, so ``strip_marks(refined) == strip_marks(original)`` for every record. Marks after a
+closing quote (``'... Battle." [1] The ...'``) open the next sentence as Punkt splits it; there the
+whitespace between the two sentences belongs to the group, as :func:`strip_marks` counts it.
 """
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from typing import Any, Sequence
 
 from citetrain.builders import prompts as P
 from citetrain.records import Record
-from citetrain.text.marks import strip_marks
+from citetrain.text.marks import MARK, strip_marks
 from citetrain.text.splitter import split_sentences
 from citetrain.text.statements import statements
 
@@ -36,6 +38,8 @@ def replace_citations(output: str, ids: Sequence[Sequence[int] | None]) -> str:
     spans = sentence_spans(output)
     parts, pos = [], 0
     for (a, b), new in zip(spans, list(ids) + [None] * (len(spans) - len(ids))):
+        if new is not None and MARK.match(output, a) and not output[pos:a].strip():
+            a = pos  # a sentence that starts with marks: the space before them is their group's
         parts.append(output[pos:a])
         sent = output[a:b]
         if new is not None:

@@ -209,3 +209,27 @@ def test_a_causal_refiner_checkpoint_reads_the_same_benchmark(quotesum_file, tmp
         assert 0.0 <= row["f1"] <= 100.0 and row["seconds_per_answer"] > 0
         c = row["counts"]
         assert {"not_ids", "ids", "dropped_out_of_range"} <= set(c) and c["not_ids"] <= 4
+
+
+@pytest.mark.parametrize("refiner", ["baseline:spans", "ranker"])
+def test_refine_command_on_real_quotesum_keeps_every_answers_text(shared_data, tmp_path, refiner):
+    """Issue 24: ``citetrain refine`` with the new refiners (the quote cover; the evidence ranker,
+    here fitted on QuoteSum's own marks) on the QuoteSum dev file: every answer's text is
+    identical outside the marks, and the marks are the refiner's."""
+    from citetrain.io.readers import read_records
+    from citetrain.text.marks import strip_marks
+
+    data = shared_data / "quotesum" / "dev.jsonl"
+    if refiner == "ranker":
+        fitted = tmp_path / "ranker.json"
+        assert main(["fit-ranker", str(data), "--format", "quotesum", "--out", str(fitted)]) == 0
+        refiner = f"ranker:{fitted}"
+    out = tmp_path / "refined.jsonl"
+    assert main(["refine", str(data), "--format", "quotesum", "--refiner", refiner,
+                 "--out", str(out), "--no-progress"]) == 0
+    before = read_records(data, "quotesum").records
+    after = read_records(out, "alce").records
+    assert len(after) == len(before) > 200
+    assert [strip_marks(a.output) for a in after] == [strip_marks(b.output) for b in before]
+    assert [a.id for a in after] == [b.id for b in before]
+    assert sum(a.output != b.output for a, b in zip(after, before)) > 0
