@@ -44,11 +44,14 @@ def figures(run: Path, dataset: Path, alone: bool = False) -> dict[str, dict[str
             for s in held["sources"]}
 
 
-def combined(runs: list[Path], how: str) -> dict[str, dict[str, dict[str, float]]]:
+def combined(runs: list[Path], how: str,
+             size: int | None = None) -> dict[str, dict[str, dict[str, float]]]:
     """Figures of other readings of the runs, from the per-pair held-out scores they saved
     (``heldout_scores.jsonl``): ``lexmean`` (each run's expected level averaged with lexical
     recall's, (e + r) / 2: a parameter-free hybrid), ``ensemble`` (one judge: the runs' expected
-    levels averaged pair by pair) or ``ensemble+lexmean`` (that averaged with lexical recall)."""
+    levels averaged pair by pair) or ``ensemble+lexmean`` (that averaged with lexical recall).
+    With ``size`` K the ensembles are of K runs each, the runs taken K at a time in their order
+    (disjoint groups, so the spread over groups is one of independent ensembles)."""
     from citetrain.train.judge_card import source_figures
 
     tables = [[json.loads(x) for x in (r / "heldout_scores.jsonl").read_text().splitlines()]
@@ -57,9 +60,13 @@ def combined(runs: list[Path], how: str) -> dict[str, dict[str, dict[str, float]
         keys = [[(x["source"], x["group"], x["label"]) for x in t] for t in tables]
         if any(k != keys[0] for k in keys):
             raise SystemExit("ensemble: the runs scored different held-out pairs")
-        mean = [statistics.mean(t[i]["model"] for t in tables) for i in range(len(tables[0]))]
-        tables = [[dict(x, model=m) for x, m in zip(tables[0], mean)]]
-        labels = ["+".join(r.name for r in runs)]
+        k = size or len(runs)
+        if k < 1 or len(runs) % k:
+            raise SystemExit(f"--ensemble-size {k}: {len(runs)} runs do not split into groups of {k}")
+        groups = [range(i, i + k) for i in range(0, len(runs), k)]
+        tables = [[dict(x, model=statistics.mean(tables[j][i]["model"] for j in g))
+                   for i, x in enumerate(tables[g[0]])] for g in groups]
+        labels = ["+".join(runs[j].name for j in g) for g in groups]
     else:
         labels = [str(r) for r in runs]
     out = {}
@@ -115,6 +122,8 @@ def main() -> None:
     ap.add_argument("--combine", action="append", default=[],
                     choices=("lexmean", "ensemble", "ensemble+lexmean"),
                     help="also print each row read this way (from the runs' heldout_scores.jsonl)")
+    ap.add_argument("--ensemble-size", type=int, metavar="K",
+                    help="ensembles of K runs each (disjoint, in the row's order): mean ± sd over them")
     args = ap.parse_args()
     figs = {}
     for spec in args.row:
@@ -123,7 +132,7 @@ def main() -> None:
         # NAME:alone=RUNS: stacked judges read without the stack
         figs[name] = {str(r): figures(r, Path(args.dataset), name.endswith(":alone")) for r in runs}
         for how in args.combine:
-            figs[f"{name}:{how}"] = combined(runs, how)
+            figs[f"{name}:{how}"] = combined(runs, how, args.ensemble_size)
     print_table(figs, args.margin, args.row[-1].partition("=")[0])
 
 

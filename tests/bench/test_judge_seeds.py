@@ -58,3 +58,17 @@ def test_the_verdict_reads_the_named_row_in_the_mean_over_its_runs(capsys):
     assert js.print_table(figs, 0.03, "one") is False  # WiCE mean 0.80: +0.01 only
     assert "one minus lexical: wice +0.010" in capsys.readouterr().out
     assert js.print_table(figs, 0.03) is True  # the last row
+
+
+def test_ensembles_of_k_runs_are_disjoint_groups_in_order(tmp_path):
+    a = run(tmp_path, "a", [0.9, 0.2, 0.4, 0.1])
+    b = run(tmp_path, "b", [0.3, 0.7, 0.2, 0.4])
+    c = run(tmp_path, "c", [0.1, 0.2, 0.3, 0.4])  # every negative above every positive: 0.0
+    d = run(tmp_path, "d", [0.7, 0.1, 0.8, 0.2])  # 1 of 4 pos/neg pairs ordered: 0.25
+    groups = js.combined([a, b, c, d], "ensemble", size=2)
+    assert list(groups) == ["a+b", "c+d"]
+    assert groups["a+b"]["ab"]["model"] == 1.0  # (0.6, 0.45 | 0.3, 0.25), as above
+    # (0.4, 0.15 | 0.55, 0.3): 0.4 above 0.3 only
+    assert groups["c+d"]["ab"]["model"] == 0.25
+    with pytest.raises(SystemExit, match="do not split into groups of 3"):
+        js.combined([a, b, c, d], "ensemble", size=3)
