@@ -15,11 +15,15 @@ Runs go through ``bench/judge_campaign.py``'s runner (concurrent processes, resu
 the table is ``bench/judge_seeds.py``'s.
 Run: ``python bench/judge_distill.py --out runs/distill --set train.use_cpu=false --parallel 15``;
 smaller students of the same teachers: add ``--student-set model.num_layers=2`` (rows ``...-l2``;
-the finished teachers are not run again).
+the finished teachers are not run again). ``--transfer``: the teachers also score the built pairs'
+train split (``OUT/teacher-transfer.jsonl``, :mod:`citetrain.train.transfer`) and students
+``mixed-kdW-sS`` train on human and ``--built-max`` built pairs, both read from it.
 """
 from __future__ import annotations
 
 import argparse
+import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -43,10 +47,13 @@ def teachers(seeds: list[int], folds: int) -> list[dict]:
 
 
 def students(seeds: list[int], weights: list[float], teacher: Path, human: bool,
-             stacked: bool = False, extra: list[str] | None = None, name: str = "") -> list[dict]:
+             stacked: bool = False, extra: list[str] | None = None, name: str = "",
+             transfer: Path | None = None, built_max: int = 6000) -> list[dict]:
     """The baseline stage 2 and the distilled ones, per seed (``kdsW`` from a stacked teacher);
     ``extra`` overrides go to every student (e.g. ``model.num_layers=2``), whose rows then end in
-    ``-NAME`` so that they sit beside the full-size students of the same teachers."""
+    ``-NAME`` so that they sit beside the full-size students of the same teachers. With
+    ``transfer`` (a teacher file that also holds the built pairs, scored by the teachers), one
+    stage on human and ``built_max`` built pairs, all read from that file: ``mixed-kdW-sS``."""
     extra = list(extra or [])
     end = f"-{name}" if name else ""
     out = [job(f"2stage{end}-s{s}", f"2stage{end}", s, "2stage", after=f"built-s{s}", sets=extra)
@@ -58,6 +65,11 @@ def students(seeds: list[int], weights: list[float], teacher: Path, human: bool,
                     sets=sets) for s in seeds]
         if human:
             out += [job(f"human-{tag}-s{s}", f"human-{tag}", s, "human", sets=sets) for s in seeds]
+        if transfer is not None:
+            mixed = [f"data.teacher={transfer}", f"data.teacher_weight={w}",
+                     f"data.built_max={built_max}"] + extra
+            out += [job(f"mixed-{tag}-s{s}", f"mixed-{tag}", s, "human", built=True, sets=mixed)
+                    for s in seeds]
     return out
 
 
@@ -75,6 +87,13 @@ def main() -> None:
     ap.add_argument("--student-set", action="append", default=[], metavar="KEY=VAL",
                     help="an override for the students only (e.g. model.num_layers=2: six-layer "
                     "teachers, two-layer students); their rows end in -l2 (see --student-name)")
+    ap.add_argument("--transfer", action="store_true",
+                    help="also score the built pairs (--built) with every teacher and train "
+                    "students on human + built pairs from that file (mixed-kdW-sS; "
+                    "citetrain.train.transfer)")
+    ap.add_argument("--transfer-weight", type=float, default=1.0,
+                    help="the built pairs' own teacher weight (default 1.0)")
+    ap.add_argument("--built-max", type=int, default=6000, help="built pairs per mixed student")
     ap.add_argument("--student-name", default="",
                     help="suffix of the students' rows (default: lN from model.num_layers=N)")
     runner_args(ap)
@@ -98,12 +117,24 @@ def main() -> None:
     info = merge_teachers(fold_score_files(out / j["name"] for j in first
                                            if j["name"].startswith("teach-")), teacher, stacked)
     print(f"[distill] teacher: {info}", flush=True)
+    transfer = None
+    if args.transfer:
+        from citetrain.train.transfer import add_transfer
+
+        transfer = out / f"{teacher.stem}-transfer.jsonl"
+        if not transfer.is_file():  # a resumed call keeps the scored file
+            shutil.copy(teacher, out / "transfer.tmp")
+            t = add_transfer(out / "transfer.tmp", [out / j["name"] for j in first
+                                                    if j["name"].startswith("teach-")],
+                             built, args.transfer_weight)
+            os.replace(out / "transfer.tmp", transfer)
+            print(f"[distill] transfer: {t}", flush=True)
     name = args.student_name or "".join(f"l{kv.partition('=')[2]}" for kv in args.student_set
                                         if kv.partition("=")[0] == "model.num_layers")
     if args.student_set and not name:
         sys.exit("[distill] --student-set without model.num_layers needs --student-name")
     second = students(seeds, weights, teacher, args.human_students, stacked, args.student_set,
-                      name)
+                      name, transfer, args.built_max)
     failed = run_all(second, out, base, args.set, args.parallel, args.threads, human, built, dest)
     if dest is not None:
         collect([j["name"] for j in first + second], out, dest)

@@ -15,6 +15,12 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--stack", choices=["none", "lexical"], default="none",
                    help="lexical: stack the averaged teacher with lexical recall, one stack per "
                    "source fitted on the out-of-fold scores")
+    p.add_argument("--transfer", metavar="BUILD", help="also score the train split of this "
+                   "kind: pairs build with every run's model (transfer pairs, for a student with "
+                   "data.built; citetrain.train.transfer)")
+    p.add_argument("--transfer-weight", type=float, default=1.0, metavar="W",
+                   help="the transfer pairs' own teacher weight (default 1.0: the teachers alone)")
+    p.add_argument("--transfer-limit", type=int, metavar="N", help="the first N transfer pairs")
     p.set_defaults(run=run)
 
 
@@ -25,4 +31,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"teacher: {info['pairs']} pairs from {info['files']} runs "
           f"(teachers per pair: {', '.join(map(str, info['teachers_per_pair']))}"
           f"{'; stacked with lexical recall' if 'stacks' in info else ''}) -> {args.out}")
+    if args.transfer:
+        from citetrain.train.transfer import add_transfer
+
+        t = add_transfer(args.out, args.runs, args.transfer, args.transfer_weight,
+                         args.transfer_limit)
+        print(f"transfer: {t['pairs']} pairs of {args.transfer} read by {t['teachers']} teachers, "
+              f"weight {t['weight']:g} -> {args.out}")
     return 0

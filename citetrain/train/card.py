@@ -29,7 +29,9 @@ def write_model_card(folder: str | Path, recipe: Recipe, data_path: Path, summar
         t = summary["teacher"]
         extra += (f"\n## Distilled (`data.teacher`)\n\n{t['pairs']} training pairs read "
                   f"{t['weight']:g}·teacher + {1 - t['weight']:g}·label from `{t['file']}` "
-                  f"(sha256 {t.get('sha256', '?')}).\n")
+                  f"(sha256 {t.get('sha256', '?')})"
+                  + (f"; {t['transfer_pairs']} of them transfer pairs, read with the file's own "
+                     "weight" if t.get("transfer_pairs") else "") + ".\n")
     if summary.get("fold"):
         f = summary["fold"]
         extra += (f"\n## A teacher (`data.folds`)\n\nFold {f['fold']} of {f['folds']} of the "

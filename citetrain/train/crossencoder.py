@@ -260,18 +260,26 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     datasets.disable_progress_bars()
     id2label, label_map = head_labels(list(train_raw["label"]) + (
         list(eval_raw["label"]) if eval_raw is not None else []))
-    trainer_class, taught = Trainer, None
+    trainer_class, taught, transfer = Trainer, None, 0
     if d.teacher is not None:
-        from citetrain.train.distill import read_teacher, soft_targets, soft_trainer_class
+        from citetrain.train.distill import (pair_key, read_teacher_rows, soft_targets,
+                                             soft_trainer_class)
 
         if len(id2label) != 3:
             raise CitetrainError("data.teacher: distillation trains the three-way head; the "
                                  "training pairs have no partial label")
-        targets, taught = soft_targets(train_raw, read_teacher(d.teacher), d.teacher_weight)
+        rows = read_teacher_rows(d.teacher)
+        own = {k: w for k, (_, w) in rows.items() if w is not None}  # transfer pairs
+        targets, taught = soft_targets(train_raw, {k: p for k, (p, _) in rows.items()},
+                                       d.teacher_weight, own)
+        transfer = sum(pair_key(p, h) in own for p, h in zip(train_raw["premise"],
+                                                              train_raw["hypothesis"]))
         train_raw = train_raw.add_column("soft", targets)
         trainer_class = soft_trainer_class()
         print(f"[citetrain] teacher: {taught} of {len(targets)} training pairs read "
-              f"{d.teacher_weight:g}·teacher + {1 - d.teacher_weight:g}·label", flush=True)
+              f"{d.teacher_weight:g}·teacher + {1 - d.teacher_weight:g}·label"
+              + (f", {transfer} of them transfer pairs with their own weight" if transfer else ""),
+              flush=True)
     train_set, _ = tokenize(train_raw, tokenizer, recipe.data.max_length, "train",
                             recipe.data.premise, label_map, recipe.data.hint)
     heldout = eval_raw
@@ -323,6 +331,8 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
 
             summary["teacher"] = {"file": d.teacher, "pairs": taught, "weight": d.teacher_weight,
                                   "sha256": sha256_file(d.teacher)}
+            if transfer:
+                summary["teacher"]["transfer_pairs"] = transfer
         from citetrain.train.judge_card import heldout_figures, load_judge
 
         card = heldout is not None and recipe.eval.card

@@ -18,7 +18,8 @@ a pair has learnt its label, and its probabilities there say nothing the label d
 3. ``data.teacher: FILE`` (the student): each training pair whose key the file holds is trained on
    the soft target ``w·teacher + (1 − w)·label`` (``data.teacher_weight`` w, the label one-hot),
    with the cross-entropy against it (:class:`SoftTrainer`); pairs the file lacks (built pairs)
-   keep their label.
+   keep their label, and a row with its own ``weight`` (transfer pairs: built pairs the teachers
+   scored, :mod:`citetrain.train.transfer`) is mixed with that weight instead.
 """
 from __future__ import annotations
 
@@ -199,23 +200,43 @@ def stack_teacher(probs: dict[str, list[float]], facts: dict[str, dict[str, Any]
     return out, stacks
 
 
+def _teacher_line(row: dict[str, Any]) -> tuple[str, list[float], float | None]:
+    probs = [float(x) for x in row["probs"]]
+    if len(probs) != LEVELS:
+        raise LineProblem(f"probs has {len(probs)} values, not {LEVELS}")
+    weight = row.get("weight")
+    if weight is not None and not 0.0 <= float(weight) <= 1.0:
+        raise LineProblem(f"weight {weight} is outside [0, 1]")
+    return row["key"], probs, None if weight is None else float(weight)
+
+
 def read_teacher(path: str | Path) -> dict[str, list[float]]:
     """``{key: probs}`` of a merged teacher file."""
-    rows = json_rows(path, lambda row: (row["key"], [float(x) for x in row["probs"]]),
-                     "a teacher line", setting="data.teacher")
-    return dict(pair for _, pair in rows)
+    return {k: p for k, (p, _) in read_teacher_rows(path).items()}
 
 
-def soft_targets(train: Any, teacher: dict[str, list[float]], weight: float) -> tuple[list[list[float]], int]:
-    """Per training pair, ``weight·teacher + (1 − weight)·one-hot(label)`` where the teacher has
-    the pair, else the one-hot label; returns (targets, pairs the teacher had)."""
+def read_teacher_rows(path: str | Path) -> dict[str, tuple[list[float], float | None]]:
+    """``{key: (probs, weight)}`` of a teacher file; ``weight`` is a row's own teacher weight
+    (transfer pairs, :mod:`citetrain.train.transfer`), ``None`` where the row has none."""
+    rows = json_rows(path, _teacher_line, "a teacher line", setting="data.teacher")
+    return {k: (p, w) for _, (k, p, w) in rows}
+
+
+def soft_targets(train: Any, teacher: dict[str, list[float]], weight: float,
+                 weights: dict[str, float | None] | None = None) -> tuple[list[list[float]], int]:
+    """Per training pair, ``w·teacher + (1 − w)·one-hot(label)`` where the teacher has the pair,
+    else the one-hot label; ``w`` is the pair's own weight in ``weights`` when it has one, else
+    ``weight``. Returns (targets, pairs the teacher had)."""
     out, had = [], 0
     for p, h, lab in zip(train["premise"], train["hypothesis"], train["label"]):
         hot = [1.0 if i == int(lab) else 0.0 for i in range(LEVELS)]
-        probs = teacher.get(pair_key(p, h))
+        key = pair_key(p, h)
+        probs = teacher.get(key)
         if probs is not None:
             had += 1
-            hot = [weight * t + (1.0 - weight) * y for t, y in zip(probs, hot)]
+            own = (weights or {}).get(key)
+            w = weight if own is None else own
+            hot = [w * t + (1.0 - w) * y for t, y in zip(probs, hot)]
         out.append(hot)
     return out, had
 

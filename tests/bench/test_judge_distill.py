@@ -69,3 +69,17 @@ def test_student_overrides_reach_the_students_only_and_name_their_rows(tmp_path)
     line = " ".join(jc.command(todo["human-kd50-l2-s7"], tmp_path, None, []))
     assert "model.num_layers=2" in line and "data.teacher_weight=0.5" in line
     assert all("num_layers" not in " ".join(j["sets"]) for j in jd.teachers([7], 2))
+
+
+def test_transfer_students_train_on_human_and_built_pairs_from_the_transfer_file(tmp_path):
+    transfer = tmp_path / "teacher-transfer.jsonl"
+    todo = {j["name"]: j for j in jd.students([7], [0.5], tmp_path / "t.jsonl", False,
+                                              transfer=transfer, built_max=3000)}
+    assert sorted(todo) == ["2stage-kd50-s7", "2stage-s7", "mixed-kd50-s7"]
+    mixed = todo["mixed-kd50-s7"]
+    assert mixed["recipe"] == jc.RECIPES["human"] and mixed["built"] and mixed["after"] is None
+    assert mixed["sets"] == [f"data.teacher={transfer}", "data.teacher_weight=0.5",
+                             "data.built_max=3000"]
+    line = jc.command(mixed, tmp_path, None, [])
+    assert f"data.built=[{tmp_path / 'mixed-kd50-s7' / 'pairs'}]" in line
+    assert todo["2stage-kd50-s7"]["sets"][0] == f"data.teacher={tmp_path / 't.jsonl'}"

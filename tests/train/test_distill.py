@@ -12,7 +12,7 @@ import pytest
 from citetrain.config import ConfigError
 from citetrain.errors import CitetrainError
 from citetrain.train.distill import (claim_keys, fold_of, fold_split, merge_teachers, pair_key, read_teacher,
-                                     soft_targets, soft_trainer_class)
+                                     read_teacher_rows, soft_targets, soft_trainer_class)
 from citetrain.train.recipe import validate_recipe
 from tests.train.test_crossencoder import recipe_data, wice_oracle_rows, write_jsonl
 
@@ -99,6 +99,26 @@ def test_soft_targets_mix_teacher_and_label():
     assert targets[1] == [0.0, 1.0, 0.0]  # no teacher: the label
     full, _ = soft_targets(data, teacher, 1.0)
     assert full[0] == pytest.approx([0.2, 0.3, 0.5])
+
+
+def test_a_row_with_its_own_weight_mixes_with_it(tmp_path):
+    data = _rows(["a", "b", "c"])  # labels 0, 1, 2
+    k0, k1 = pair_key("p a 0", "h a"), pair_key("p b 1", "h b")
+    path = tmp_path / "t.jsonl"
+    path.write_text(json.dumps({"key": k0, "probs": [0.2, 0.3, 0.5]}) + "\n"
+                    + json.dumps({"key": k1, "probs": [0.1, 0.1, 0.8], "weight": 1.0}) + "\n")
+    rows = read_teacher_rows(path)
+    assert rows[k0] == ([0.2, 0.3, 0.5], None) and rows[k1] == ([0.1, 0.1, 0.8], 1.0)
+    targets, had = soft_targets(data, read_teacher(path), 0.25,
+                                {k: w for k, (_, w) in rows.items()})
+    assert had == 2
+    # the file's weight (1.0) for the second pair, the recipe's (0.25) for the first
+    assert targets[0] == pytest.approx([0.25 * 0.2 + 0.75, 0.25 * 0.3, 0.25 * 0.5])
+    assert targets[1] == pytest.approx([0.1, 0.1, 0.8])
+    assert targets[2] == [0.0, 0.0, 1.0]
+    path.write_text(json.dumps({"key": k0, "probs": [0.2, 0.3, 0.5], "weight": 1.5}) + "\n")
+    with pytest.raises(CitetrainError, match=r"t.jsonl:1: weight 1.5 is outside \[0, 1\]"):
+        read_teacher_rows(path)
 
 
 def test_the_student_loss_is_the_cross_entropy_against_the_soft_target():

@@ -1,0 +1,120 @@
+"""Transfer pairs for distillation (:mod:`citetrain.train.transfer`): a pairs build's train split
+scored by every teacher and appended to the teacher file with its own weight; end to end, a student
+that trains on human and built pairs reads both from the file."""
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from citetrain.errors import CitetrainError
+from citetrain.nli.base import NLIResult
+from citetrain.train.distill import pair_key, read_teacher, read_teacher_rows
+from citetrain.train.recipe import validate_recipe
+from citetrain.train.transfer import add_transfer, average_scores, teacher_finals, transfer_pairs
+from tests.train.test_built_pairs import write_built
+from tests.train.test_crossencoder import recipe_data, wice_oracle_rows, write_jsonl
+
+
+class Fixed:
+    """A judge that gives every pair the same support (full, partial, no)."""
+
+    def __init__(self, support):
+        self.support = support
+
+    def results(self, pairs):
+        return [NLIResult(prob=self.support[0] if self.support else 0.5, label=False,
+                          support=self.support) for _ in pairs]
+
+
+def _runs(tmp_path: Path, names: list[str]) -> list[Path]:
+    out = []
+    for n in names:
+        (tmp_path / n / "final").mkdir(parents=True)
+        (tmp_path / n / "final" / "config.json").write_text("{}")
+        out.append(tmp_path / n)
+    return out
+
+
+def test_transfer_pairs_are_averaged_over_teachers_and_appended_with_their_weight(tmp_path):
+    built = write_built(tmp_path / "built", 12)  # 7 train pairs
+    pairs = transfer_pairs(built)
+    assert len(pairs) == 7 and pairs == transfer_pairs(built / "dataset")
+    teacher = tmp_path / "teacher.jsonl"
+    human = json.dumps({"key": "human-1", "probs": [0.1, 0.2, 0.7], "teachers": 3})
+    known = json.dumps({"key": pair_key(*pairs[0]), "probs": [0.3, 0.3, 0.4], "teachers": 3})
+    teacher.write_text(human + "\n" + known + "\n")
+    runs = _runs(tmp_path, ["t0", "t1"])
+    by_run = {runs[0] / "final": Fixed((0.6, 0.3, 0.1)), runs[1] / "final": Fixed((0.2, 0.1, 0.7))}
+    info = add_transfer(teacher, runs, built, 0.75, engine=by_run.__getitem__)
+    assert info == {"pairs": 6, "teachers": 2, "weight": 0.75}  # the known pair is kept
+    lines = teacher.read_text().splitlines()
+    assert lines[:2] == [human, known]
+    rows = read_teacher_rows(teacher)
+    # levels are (no, partial, full): ((0.1 + 0.7) / 2, (0.3 + 0.1) / 2, (0.6 + 0.2) / 2)
+    for p, h in pairs[1:]:
+        probs, weight = rows[pair_key(p, h)]
+        assert probs == pytest.approx([0.4, 0.2, 0.4]) and weight == 0.75
+    assert rows[pair_key(*pairs[0])] == ([0.3, 0.3, 0.4], None)
+    with pytest.raises(CitetrainError, match="no pairs of .* that .* lacks"):
+        add_transfer(teacher, runs, built, engine=by_run.__getitem__)
+
+
+def test_limit_and_errors(tmp_path):
+    built = write_built(tmp_path / "built", 12)
+    teacher = tmp_path / "teacher.jsonl"
+    teacher.write_text(json.dumps({"key": "h", "probs": [0.0, 0.0, 1.0]}) + "\n")
+    runs = _runs(tmp_path, ["t0"])
+    info = add_transfer(teacher, runs, built, limit=3, engine=lambda _: Fixed((1.0, 0.0, 0.0)))
+    assert info["pairs"] == 3 and len(read_teacher(teacher)) == 4
+    with pytest.raises(CitetrainError, match="two-way judge"):
+        average_scores(teacher_finals(runs), transfer_pairs(built), lambda _: Fixed(None))
+    with pytest.raises(CitetrainError, match=r"nope: no saved model"):
+        teacher_finals([tmp_path / "nope"])
+    with pytest.raises(CitetrainError, match="is not a pairs build"):
+        transfer_pairs(tmp_path / "t0")
+    with pytest.raises(CitetrainError, match="no 'test' split"):
+        transfer_pairs(built, "test")
+    with pytest.raises(CitetrainError, match=r"--transfer-weight 2.0 is outside \[0, 1\]"):
+        add_transfer(teacher, runs, built, 2.0)
+    # a run named by its fold_scores.jsonl is the run
+    (runs[0] / "fold_scores.jsonl").write_text("")
+    assert teacher_finals([runs[0] / "fold_scores.jsonl"]) == [runs[0] / "final"]
+
+
+def test_a_student_reads_human_and_transfer_pairs_from_one_file(tiny_bert, tmp_path, capsys):
+    """A fold teacher, its merged file with the build's pairs added (``citetrain teacher
+    --transfer``), and a student on human + built pairs that reads both."""
+    from citetrain.cli.main import main
+    from citetrain.train.run import train
+
+    wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(30))
+    built = write_built(tmp_path / "built", 25)  # 20 train pairs, 12 of them distinct
+    data = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "t0", max_steps=2)
+    data["data"].update(folds=2, fold=0, dataset=str(tmp_path / "pairs" / "dataset"))
+    train(validate_recipe(data))
+    teacher = tmp_path / "teacher.jsonl"
+    run = tmp_path / "t0" / "run"
+    assert main(["teacher", str(run), "--out", str(teacher), "--transfer", str(built),
+                 "--transfer-weight", "0.9"]) == 0
+    said = capsys.readouterr().out
+    assert f"transfer: 12 pairs of {built} read by 1 teachers, weight 0.9 -> {teacher}" in said
+    rows = read_teacher_rows(teacher)
+    folds = [k for k, (_, w) in rows.items() if w is None]
+    assert len(rows) == len(folds) + 12 and folds
+    assert all(sum(p) == pytest.approx(1.0, abs=1e-5) for p, _ in rows.values())
+
+    student = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "s", max_steps=2)
+    student["data"].update(teacher=str(teacher), teacher_weight=0.5, built=[str(built)],
+                           dataset=str(tmp_path / "pairs" / "dataset"))
+    summary = train(validate_recipe(student))
+    # all 20 built train pairs and the human pairs of the teacher's fold read the teacher
+    assert summary["teacher"]["pairs"] == len(folds) + 20
+    assert summary["teacher"]["transfer_pairs"] == 20
+    card = (Path(summary["final"]) / "README.md").read_text()
+    assert "; 20 of them transfer pairs, read with the file's own weight." in card
+    assert "20 of them transfer pairs with their own weight" in capsys.readouterr().out
+    assert summary["train_pairs"] > summary["teacher"]["pairs"]  # the other fold: labels
+    assert all(math.isfinite(x) for x in summary["losses"])
