@@ -83,3 +83,49 @@ def test_transfer_students_train_on_human_and_built_pairs_from_the_transfer_file
     line = jc.command(mixed, tmp_path, None, [])
     assert f"data.built=[{tmp_path / 'mixed-kd50-s7' / 'pairs'}]" in line
     assert todo["2stage-kd50-s7"]["sets"][0] == f"data.teacher={tmp_path / 't.jsonl'}"
+
+
+def test_a_transfer_run_scores_the_build_with_every_fold_teacher_then_trains_students(
+        tmp_path, monkeypatch, capsys):
+    """``--transfer`` end to end with the runs faked: the merged teacher file gets the build's
+    pairs read by all the fold teachers, and the mixed students are handed that file."""
+    from citetrain.nli.base import NLIResult
+    from tests.train.test_built_pairs import write_built
+
+    built = write_built(tmp_path / "built", 10)  # 5 train pairs, all distinct
+    out = tmp_path / "runs"
+    started = []
+
+    def fake_run_all(todo, out_, base, sets, parallel, threads, human, built_, dest=None):
+        for j in todo:
+            started.append(j)
+            run = out_ / j["name"]
+            (run / "final").mkdir(parents=True, exist_ok=True)
+            (run / "final" / "config.json").write_text("{}")
+            if j["name"].startswith("teach-"):
+                (run / "fold_scores.jsonl").write_text(json.dumps(
+                    {"key": f"human-{j['name']}", "probs": [0.2, 0.3, 0.5]}) + "\n")
+        return []
+
+    class Fixed:
+        def results(self, pairs):
+            return [NLIResult(0.6, True, (0.6, 0.3, 0.1)) for _ in pairs]
+
+    monkeypatch.setattr(jd, "prepare", lambda human: None)
+    monkeypatch.setattr(jd, "run_all", fake_run_all)
+    monkeypatch.setattr("citetrain.train.judge_card.load_judge", lambda final: Fixed())
+    monkeypatch.setattr("judge_seeds.print_table", lambda table: None)
+    monkeypatch.setattr(sys, "argv", ["judge_distill.py", "--out", str(out), "--seeds", "7",
+                                      "--folds", "2", "--weights", "0.5", "--transfer",
+                                      "--built", str(built), "--built-max", "3",
+                                      "--human", str(tmp_path / "h" / "dataset")])
+    jd.main()
+    said = capsys.readouterr().out
+    assert "[distill] transfer: {'pairs': 5, 'teachers': 2, 'weight': 1.0}" in said
+    rows = [json.loads(x) for x in (out / "teacher-transfer.jsonl").read_text().splitlines()]
+    assert [r.get("weight") for r in rows] == [None, None] + [1.0] * 5
+    assert all(r["probs"] == [0.1, 0.3, 0.6] for r in rows[2:])  # (no, partial, full)
+    assert not (out / "transfer.tmp").exists()
+    mixed = next(j for j in started if j["name"] == "mixed-kd50-s7")
+    assert f"data.teacher={out / 'teacher-transfer.jsonl'}" in mixed["sets"]
+    assert "data.built_max=3" in mixed["sets"] and mixed["built"]
