@@ -114,8 +114,8 @@ def main() -> None:
 
     stacked = args.stack == "lexical"
     teacher = out / ("teacher-stacked.jsonl" if stacked else "teacher.jsonl")
-    info = merge_teachers(fold_score_files(out / j["name"] for j in first
-                                           if j["name"].startswith("teach-")), teacher, stacked)
+    teach = [out / j["name"] for j in first if j["name"].startswith("teach-")]
+    info = merge_teachers(fold_score_files(teach), teacher, stacked)
     print(f"[distill] teacher: {info}", flush=True)
     transfer = None
     if args.transfer:
@@ -124,9 +124,7 @@ def main() -> None:
         transfer = out / f"{teacher.stem}-transfer.jsonl"
         if not transfer.is_file():  # a resumed call keeps the scored file
             shutil.copy(teacher, out / "transfer.tmp")
-            t = add_transfer(out / "transfer.tmp", [out / j["name"] for j in first
-                                                    if j["name"].startswith("teach-")],
-                             built, args.transfer_weight)
+            t = add_transfer(out / "transfer.tmp", teach, built, args.transfer_weight)
             os.replace(out / "transfer.tmp", transfer)
             print(f"[distill] transfer: {t}", flush=True)
     name = args.student_name or "".join(f"l{kv.partition('=')[2]}" for kv in args.student_set

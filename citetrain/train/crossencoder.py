@@ -262,18 +262,13 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         list(eval_raw["label"]) if eval_raw is not None else []))
     trainer_class, taught, transfer = Trainer, None, 0
     if d.teacher is not None:
-        from citetrain.train.distill import (pair_key, read_teacher_rows, soft_targets,
-                                             soft_trainer_class)
+        from citetrain.train.distill import read_teacher_rows, soft_targets, soft_trainer_class
 
         if len(id2label) != 3:
             raise CitetrainError("data.teacher: distillation trains the three-way head; the "
                                  "training pairs have no partial label")
-        rows = read_teacher_rows(d.teacher)
-        own = {k: w for k, (_, w) in rows.items() if w is not None}  # transfer pairs
-        targets, taught = soft_targets(train_raw, {k: p for k, (p, _) in rows.items()},
-                                       d.teacher_weight, own)
-        transfer = sum(pair_key(p, h) in own for p, h in zip(train_raw["premise"],
-                                                              train_raw["hypothesis"]))
+        targets, taught, transfer = soft_targets(train_raw, read_teacher_rows(d.teacher),
+                                                 d.teacher_weight)
         train_raw = train_raw.add_column("soft", targets)
         trainer_class = soft_trainer_class()
         print(f"[citetrain] teacher: {taught} of {len(targets)} training pairs read "

@@ -222,23 +222,23 @@ def read_teacher_rows(path: str | Path) -> dict[str, tuple[list[float], float | 
     return {k: (p, w) for _, (k, p, w) in rows}
 
 
-def soft_targets(train: Any, teacher: dict[str, list[float]], weight: float,
-                 weights: dict[str, float | None] | None = None) -> tuple[list[list[float]], int]:
-    """Per training pair, ``w·teacher + (1 − w)·one-hot(label)`` where the teacher has the pair,
-    else the one-hot label; ``w`` is the pair's own weight in ``weights`` when it has one, else
-    ``weight``. Returns (targets, pairs the teacher had)."""
-    out, had = [], 0
+def soft_targets(train: Any, teacher: dict[str, tuple[list[float], float | None]],
+                 weight: float) -> tuple[list[list[float]], int, int]:
+    """Per training pair, ``w·teacher + (1 − w)·one-hot(label)`` where the teacher file's rows
+    (:func:`read_teacher_rows`) have the pair, else the one-hot label; ``w`` is the row's own
+    weight when it has one (transfer pairs), else ``weight``. Returns (targets, pairs the teacher
+    had, pairs of them read with their own weight)."""
+    out, had, own = [], 0, 0
     for p, h, lab in zip(train["premise"], train["hypothesis"], train["label"]):
         hot = [1.0 if i == int(lab) else 0.0 for i in range(LEVELS)]
-        key = pair_key(p, h)
-        probs = teacher.get(key)
+        probs, w = teacher.get(pair_key(p, h), (None, None))
         if probs is not None:
             had += 1
-            own = (weights or {}).get(key)
-            w = weight if own is None else own
+            own += w is not None
+            w = weight if w is None else w
             hot = [w * t + (1.0 - w) * y for t, y in zip(probs, hot)]
         out.append(hot)
-    return out, had
+    return out, had, own
 
 
 def soft_trainer_class():

@@ -92,12 +92,12 @@ def test_merge_averages_each_pair_over_teachers(tmp_path):
 
 def test_soft_targets_mix_teacher_and_label():
     data = _rows(["a", "b"])  # labels 0 and 1
-    teacher = {pair_key("p a 0", "h a"): [0.2, 0.3, 0.5]}
-    targets, had = soft_targets(data, teacher, 0.5)
-    assert had == 1
+    teacher = {pair_key("p a 0", "h a"): ([0.2, 0.3, 0.5], None)}
+    targets, had, own = soft_targets(data, teacher, 0.5)
+    assert had == 1 and own == 0
     assert targets[0] == pytest.approx([0.5 * 0.2 + 0.5, 0.15, 0.25])  # label 0 one-hot mixed
     assert targets[1] == [0.0, 1.0, 0.0]  # no teacher: the label
-    full, _ = soft_targets(data, teacher, 1.0)
+    full, _, _ = soft_targets(data, teacher, 1.0)
     assert full[0] == pytest.approx([0.2, 0.3, 0.5])
 
 
@@ -109,9 +109,8 @@ def test_a_row_with_its_own_weight_mixes_with_it(tmp_path):
                     + json.dumps({"key": k1, "probs": [0.1, 0.1, 0.8], "weight": 1.0}) + "\n")
     rows = read_teacher_rows(path)
     assert rows[k0] == ([0.2, 0.3, 0.5], None) and rows[k1] == ([0.1, 0.1, 0.8], 1.0)
-    targets, had = soft_targets(data, read_teacher(path), 0.25,
-                                {k: w for k, (_, w) in rows.items()})
-    assert had == 2
+    targets, had, own = soft_targets(data, rows, 0.25)
+    assert had == 2 and own == 1
     # the file's weight (1.0) for the second pair, the recipe's (0.25) for the first
     assert targets[0] == pytest.approx([0.25 * 0.2 + 0.75, 0.25 * 0.3, 0.25 * 0.5])
     assert targets[1] == pytest.approx([0.1, 0.1, 0.8])
