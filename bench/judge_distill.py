@@ -17,7 +17,9 @@ Run: ``python bench/judge_distill.py --out runs/distill --set train.use_cpu=fals
 smaller students of the same teachers: add ``--student-set model.num_layers=2`` (rows ``...-l2``;
 the finished teachers are not run again). ``--transfer``: the teachers also score the built pairs'
 train split (``OUT/teacher-transfer.jsonl``, :mod:`citetrain.train.transfer`) and students
-``mixed-kdW-sS`` train on human and ``--built-max`` built pairs, both read from it.
+``mixed-kdW-sS`` train on human and ``--built-max`` built pairs, both read from it, in one stage,
+and ``2stage-mixed-kdW-sS`` the same as stage 2 from ``built-sS`` (built then human, the issue's
+row). ``--student-rows ROW,...`` trains only those students (the teachers always run first).
 """
 from __future__ import annotations
 
@@ -70,7 +72,22 @@ def students(seeds: list[int], weights: list[float], teacher: Path, human: bool,
                      f"data.built_max={built_max}"] + extra
             out += [job(f"mixed-{tag}-s{s}", f"mixed-{tag}", s, "human", built=True, sets=mixed)
                     for s in seeds]
+            out += [job(f"2stage-mixed-{tag}-s{s}", f"2stage-mixed-{tag}", s, "2stage",
+                        after=f"built-s{s}", built=True, sets=mixed) for s in seeds]
     return out
+
+
+def only_rows(todo: list[dict], rows: str | None) -> list[dict]:
+    """The jobs whose row is one of ``rows`` (comma-separated, e.g. ``mixed-kd50,2stage-mixed-kd50``);
+    all of them when ``rows`` is empty; a clear exit for a row no job has."""
+    if not rows:
+        return todo
+    want = [r.strip() for r in rows.split(",") if r.strip()]
+    have = list(dict.fromkeys(j["row"] for j in todo))
+    if unknown := [r for r in want if r not in have]:
+        sys.exit(f"[distill] --student-rows: no such row {', '.join(unknown)} "
+                 f"(this call's students: {', '.join(have)})")
+    return [j for j in todo if j["row"] in want]
 
 
 def main() -> None:
@@ -94,6 +111,8 @@ def main() -> None:
     ap.add_argument("--transfer-weight", type=float, default=1.0,
                     help="the built pairs' own teacher weight (default 1.0)")
     ap.add_argument("--built-max", type=int, default=6000, help="built pairs per mixed student")
+    ap.add_argument("--student-rows", metavar="ROW,...",
+                    help="only these students' rows (e.g. mixed-kd50,2stage-mixed-kd50; default all)")
     ap.add_argument("--student-name", default="",
                     help="suffix of the students' rows (default: lN from model.num_layers=N)")
     runner_args(ap)
@@ -131,8 +150,8 @@ def main() -> None:
                                         if kv.partition("=")[0] == "model.num_layers")
     if args.student_set and not name:
         sys.exit("[distill] --student-set without model.num_layers needs --student-name")
-    second = students(seeds, weights, teacher, args.human_students, stacked, args.student_set,
-                      name, transfer, args.built_max)
+    second = only_rows(students(seeds, weights, teacher, args.human_students, stacked,
+                                args.student_set, name, transfer, args.built_max), args.student_rows)
     failed = run_all(second, out, base, args.set, args.parallel, args.threads, human, built, dest)
     if dest is not None:
         collect([j["name"] for j in first + second], out, dest)

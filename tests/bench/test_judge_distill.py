@@ -75,7 +75,7 @@ def test_transfer_students_train_on_human_and_built_pairs_from_the_transfer_file
     transfer = tmp_path / "teacher-transfer.jsonl"
     todo = {j["name"]: j for j in jd.students([7], [0.5], tmp_path / "t.jsonl", False,
                                               transfer=transfer, built_max=3000)}
-    assert sorted(todo) == ["2stage-kd50-s7", "2stage-s7", "mixed-kd50-s7"]
+    assert sorted(todo) == ["2stage-kd50-s7", "2stage-mixed-kd50-s7", "2stage-s7", "mixed-kd50-s7"]
     mixed = todo["mixed-kd50-s7"]
     assert mixed["recipe"] == jc.RECIPES["human"] and mixed["built"] and mixed["after"] is None
     assert mixed["sets"] == [f"data.teacher={transfer}", "data.teacher_weight=0.5",
@@ -83,6 +83,25 @@ def test_transfer_students_train_on_human_and_built_pairs_from_the_transfer_file
     line = jc.command(mixed, tmp_path, None, [])
     assert f"data.built=[{tmp_path / 'mixed-kd50-s7' / 'pairs'}]" in line
     assert todo["2stage-kd50-s7"]["sets"][0] == f"data.teacher={tmp_path / 't.jsonl'}"
+    two = todo["2stage-mixed-kd50-s7"]  # built then human, the human stage with the transfer pairs
+    assert two["recipe"] == jc.RECIPES["2stage"] and two["after"] == "built-s7" and two["built"]
+    assert two["sets"] == mixed["sets"]
+    line = jc.command(two, tmp_path, None, [])
+    assert f"model.name_or_path={tmp_path / 'built-s7' / 'final'}" in line
+    assert f"data.built=[{tmp_path / '2stage-mixed-kd50-s7' / 'pairs'}]" in line
+
+
+def test_student_rows_keep_only_the_rows_asked_for(tmp_path, capsys):
+    import pytest
+
+    todo = jd.students([7, 8], [0.5], tmp_path / "t.jsonl", False,
+                       transfer=tmp_path / "x.jsonl", built_max=10)
+    assert jd.only_rows(todo, None) == todo
+    kept = jd.only_rows(todo, "2stage-mixed-kd50, mixed-kd50")
+    assert [j["name"] for j in kept] == ["mixed-kd50-s7", "mixed-kd50-s8",
+                                         "2stage-mixed-kd50-s7", "2stage-mixed-kd50-s8"]
+    with pytest.raises(SystemExit, match="no such row mixed-kd25 .*this call's students: 2stage, "):
+        jd.only_rows(todo, "mixed-kd50,mixed-kd25")
 
 
 def test_a_transfer_run_scores_the_build_with_every_fold_teacher_then_trains_students(
@@ -129,3 +148,4 @@ def test_a_transfer_run_scores_the_build_with_every_fold_teacher_then_trains_stu
     mixed = next(j for j in started if j["name"] == "mixed-kd50-s7")
     assert f"data.teacher={out / 'teacher-transfer.jsonl'}" in mixed["sets"]
     assert "data.built_max=3" in mixed["sets"] and mixed["built"]
+    assert {j["name"] for j in started} >= {"2stage-mixed-kd50-s7", "built-s7", "teach-f1-s7"}
