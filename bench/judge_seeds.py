@@ -9,7 +9,10 @@ split of ``--dataset`` when the summary lacks them. Prints per source the lexica
 row's mean ± sd (sample sd over seeds) with the seeds' values, and whether the last row clears the
 issue's bar: above lexical on WiCE, AttributionBench and ExpertQA, and on WiCE by ``--margin``.
 A run whose recipe set ``eval.stack`` counts as saved, stacked with lexical recall; ``--row
-NAME:alone=RUNS`` reads the same runs' models alone.
+NAME:alone=RUNS`` reads the same runs' models alone. ``--measure ps_vs_ns`` (or ``fs_vs_ns``,
+``fs_vs_ps``): one of the one-vs-one ROC-AUCs instead of their mean, on the three-level sources,
+from the runs' saved per-pair scores (where a judge loses to lexical recall: which levels it
+confuses).
 Run: ``python bench/judge_seeds.py --row human=runs/a,runs/b --row 2stage=runs/c,runs/d``.
 """
 from __future__ import annotations
@@ -44,14 +47,16 @@ def figures(run: Path, dataset: Path, alone: bool = False) -> dict[str, dict[str
             for s in held["sources"]}
 
 
-def combined(runs: list[Path], how: str,
-             size: int | None = None) -> dict[str, dict[str, dict[str, float]]]:
+def combined(runs: list[Path], how: str, size: int | None = None,
+             measure: str | None = None) -> dict[str, dict[str, dict[str, float]]]:
     """Figures of other readings of the runs, from the per-pair held-out scores they saved
     (``heldout_scores.jsonl``): ``lexmean`` (each run's expected level averaged with lexical
     recall's, (e + r) / 2: a parameter-free hybrid), ``ensemble`` (one judge: the runs' expected
     levels averaged pair by pair) or ``ensemble+lexmean`` (that averaged with lexical recall).
     With ``size`` K the ensembles are of K runs each, the runs taken K at a time in their order
-    (disjoint groups, so the spread over groups is one of independent ensembles)."""
+    (disjoint groups, so the spread over groups is one of independent ensembles); ``alone``: each
+    run's saved expected level as it is. ``measure``: another key of
+    :func:`~citetrain.metrics.meta.meta_evaluate` than the ROC-AUC (e.g. ``ps_vs_ns``)."""
     from citetrain.train.judge_card import source_figures
 
     tables = [[json.loads(x) for x in (r / "heldout_scores.jsonl").read_text().splitlines()]
@@ -75,7 +80,7 @@ def combined(runs: list[Path], how: str,
                  for x in rows]
         held = source_figures([x["source"] for x in rows], [x["label"] for x in rows],
                               [x["group"] for x in rows],
-                              {"model": model, "lexical": [x["lexical"] for x in rows]})
+                              {"model": model, "lexical": [x["lexical"] for x in rows]}, measure)
         out[label] = {s["source"]: {"model": s["model"], "lexical": s["lexical"]} for s in held}
     return out
 
@@ -108,6 +113,9 @@ def print_table(figs: dict[str, dict[str, dict[str, dict[str, float]]]],
             print(f"  {name:<24}{run:<44}" + "  ".join(f"{s} {f[s]['model']:.3f}" for s in sources if s in f))
     last = target or list(figs)[-1]
     wins = {s: means[last, s] - first[s]["lexical"] for s in MAIN if s in first}
+    if set(wins) != set(MAIN):  # a measure that some of the three sets lack: no verdict
+        print(f"\n{last} minus lexical: " + ", ".join(f"{s} {d:+.3f}" for s, d in wins.items()))
+        return False
     ok = all(d > 0 for d in wins.values()) and wins.get("wice", -1) >= margin
     print(f"\n{last} minus lexical: " + ", ".join(f"{s} {d:+.3f}" for s, d in wins.items())
           + f"; target (above on all three, WiCE by {margin}) {'met' if ok else 'not met'}")
@@ -122,6 +130,9 @@ def main() -> None:
     ap.add_argument("--combine", action="append", default=[],
                     choices=("lexmean", "ensemble", "ensemble+lexmean"),
                     help="also print each row read this way (from the runs' heldout_scores.jsonl)")
+    ap.add_argument("--measure", choices=("fs_vs_ns", "fs_vs_ps", "ps_vs_ns"),
+                    help="one of the one-vs-one ROC-AUCs (full/partial/no support) instead of their "
+                    "mean, from the runs' heldout_scores.jsonl; three-level sources only")
     ap.add_argument("--ensemble-size", type=int, metavar="K",
                     help="ensembles of K runs each (disjoint, in the row's order): mean ± sd over them")
     args = ap.parse_args()
@@ -130,9 +141,13 @@ def main() -> None:
         name, _, names = spec.partition("=")
         runs = [Path(r) for r in names.split(",") if r]
         # NAME:alone=RUNS: stacked judges read without the stack
-        figs[name] = {str(r): figures(r, Path(args.dataset), name.endswith(":alone")) for r in runs}
+        if args.measure:  # from the saved per-pair scores
+            figs[name] = combined(runs, "alone", measure=args.measure)
+        else:
+            figs[name] = {str(r): figures(r, Path(args.dataset), name.endswith(":alone"))
+                          for r in runs}
         for how in args.combine:
-            figs[f"{name}:{how}"] = combined(runs, how, args.ensemble_size)
+            figs[f"{name}:{how}"] = combined(runs, how, args.ensemble_size, args.measure)
     print_table(figs, args.margin, args.row[-1].partition("=")[0])
 
 

@@ -123,8 +123,11 @@ def model_card(card: dict[str, Any]) -> str:
     reading = {"select": "its sentences that best cover the statement (select_evidence)",
                "windows": "overlapping windows, the best window kept",
                "cut": "its first tokens"}.get(card["premise"], card["premise"])
-    hint = (": the statement is followed by its content words that the whole premise lacks "
-            "(citetrain.nli.hints)" if card["hint"] != "none" else "")
+    hint = {"uncovered": ": the statement is followed by its content words that the whole premise "
+                         "lacks (citetrain.nli.hints)",
+            "coverage": ": the statement is followed by the share of its content words that the whole "
+                        "premise holds, in tenths, and the words it lacks (citetrain.nli.hints)",
+            }.get(card["hint"], "")
     return f"""# citetrain judge, ONNX export
 
 Exported by `citetrain export` from `{card['source']}` (opset {card['opset']}{weights}). Inputs:

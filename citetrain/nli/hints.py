@@ -9,6 +9,13 @@ every content word is found), the words computed on the **whole** premise before
 model learns from both the lexical cue and the text it reads. The mode is saved in the model's
 config (``citetrain_hint``) and the ``classifier:`` NLI backend and the pair refiner read pairs the
 same way.
+
+``data.hint: coverage`` also states how much of the statement the page holds, as a whole number of
+tenths: ``"{statement} | covered: {k}/10 | not in the passage: {words}"`` with ``k = round(10·r)``
+and ``r`` the lexical baseline's recall (the share of the statement's content words found in the
+whole premise). The uncovered words alone make the model count them to tell "nothing here" from
+"part of it here"; the judges trained with them separate not supported from partially supported
+claims on WiCE far worse than recall itself (README, "Which levels the judge confuses").
 """
 from __future__ import annotations
 
@@ -16,27 +23,47 @@ from typing import Sequence
 
 from citetrain.nli.base import Pair
 
-HINT_MODES = ("none", "uncovered")
+HINT_MODES = ("none", "uncovered", "coverage")
 SEPARATOR = " | not in the passage: "
+COVERED = " | covered: {}/10"
 
 
 def uncovered_words(premise: str, hypothesis: str) -> list[str]:
     """The hypothesis's content words (as :mod:`citetrain.nli.lexical` counts them: stemmed, stop
     words left out, numbers kept) that the premise lacks, in their order, as written, once each."""
+    return _coverage(premise, hypothesis)[0]
+
+
+def covered_tenths(premise: str, hypothesis: str) -> int:
+    """``round(10·r)`` (halves up): the lexical baseline's recall ``r`` of the hypothesis in the
+    premise (:class:`~citetrain.nli.lexical.LexicalNLI`'s score, the share of its distinct content
+    words found), in whole tenths; 0 for a hypothesis without content words."""
+    return _coverage(premise, hypothesis)[1]
+
+
+def _coverage(premise: str, hypothesis: str) -> tuple[list[str], int]:
     from citetrain.nli.lexical import content_tokens, content_words
 
     have = content_words(premise)[0]
+    tokens = content_tokens(hypothesis)
+    keys = {key for _, key, _ in tokens}
     out: list[str] = []
-    for tok, key, _ in content_tokens(hypothesis):
+    for tok, key, _ in tokens:
         if key not in have and tok not in out:
             out.append(tok)
-    return out
+    tenths = int(10 * len(keys & have) / len(keys) + 0.5) if keys else 0
+    return out, tenths
 
 
 def hinted(pairs: Sequence[Pair], mode: str | None) -> list[str]:
     """The hypotheses of ``pairs`` as a model trained with ``data.hint: mode`` reads them."""
     if mode in (None, "none"):
         return [h for _, h in pairs]
-    if mode != "uncovered":
+    if mode not in HINT_MODES:
         raise ValueError(f"hint must be one of {', '.join(HINT_MODES)}, not {mode!r}")
-    return [h + SEPARATOR + (" ".join(uncovered_words(p, h)) or "none") for p, h in pairs]
+    out = []
+    for p, h in pairs:
+        missing, tenths = _coverage(p, h)
+        covered = COVERED.format(tenths) if mode == "coverage" else ""
+        out.append(h + covered + SEPARATOR + (" ".join(missing) or "none"))
+    return out

@@ -9,6 +9,7 @@ ROC-AUC, binary on two-level sources, the mean of the one-vs-one ROC-AUCs on thr
 """
 from __future__ import annotations
 
+import math
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -75,10 +76,13 @@ def heldout_figures(final: str | Path, validation: Any, scores_to: str | Path | 
 
 
 def source_figures(sources: list[str], labels: list[int], groups: list[str],
-                   columns: dict[str, list[float]]) -> list[dict[str, Any]]:
+                   columns: dict[str, list[float]],
+                   measure: str | None = None) -> list[dict[str, Any]]:
     """Per source (the part of ``sources`` before ``:``), sorted by name: pairs, claims, levels
     and the ROC-AUC (:func:`auc` of :func:`~citetrain.metrics.meta.meta_evaluate`, by claim) of
-    every score column; a source with one label only is left out."""
+    every score column; a source with one label only is left out. ``measure``: another key of
+    ``meta_evaluate`` instead (e.g. ``ps_vs_ns``, one of the one-vs-one ROC-AUCs); a source
+    without it (two levels) is left out."""
     from citetrain.metrics.meta import meta_evaluate
 
     rows: dict[str, list[int]] = defaultdict(list)
@@ -93,8 +97,11 @@ def source_figures(sources: list[str], labels: list[int], groups: list[str],
         row: dict[str, Any] = {"source": name, "pairs": len(idx), "claims": len(set(grp)),
                                "levels": sorted(set(lab))}
         for key, scores in columns.items():
-            row[key] = round(auc(meta_evaluate([scores[i] for i in idx], lab, grp)), 4)
-        out.append(row)
+            res = meta_evaluate([scores[i] for i in idx], lab, grp)
+            value = auc(res) if measure is None else float(res.get(measure, math.nan))
+            row[key] = round(value, 4)
+        if measure is None or not any(math.isnan(row[key]) for key in columns):
+            out.append(row)
     return out
 
 

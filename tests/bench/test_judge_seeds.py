@@ -72,3 +72,27 @@ def test_ensembles_of_k_runs_are_disjoint_groups_in_order(tmp_path):
     assert groups["c+d"]["ab"]["model"] == 0.25
     with pytest.raises(SystemExit, match="do not split into groups of 3"):
         js.combined([a, b, c, d], "ensemble", size=3)
+
+
+def test_one_vs_one_measures_by_hand_on_three_levels_only(tmp_path, capsys):
+    """``--measure ps_vs_ns``: the ROC-AUC of partial against not supported claims, from the
+    saved scores; a two-level source (``ab``) has no such measure and is left out."""
+    folder = tmp_path / "r"
+    folder.mkdir()
+    rows = [  # wice: full 0.9 / 0.5, partial 0.6 / 0.2, none 0.3 / 0.1; lexical the other way round
+        *[{"source": "wice", "group": f"w{i}", "label": y, "model": m, "lexical": x}
+          for i, (y, m, x) in enumerate([(2, 0.9, 0.2), (2, 0.5, 0.9), (1, 0.6, 0.7), (1, 0.2, 0.8),
+                                         (0, 0.3, 0.6), (0, 0.1, 0.1)])],
+        {"source": "ab", "group": "a1", "label": 2, "model": 0.9, "lexical": 0.1},
+        {"source": "ab", "group": "a2", "label": 0, "model": 0.1, "lexical": 0.9}]
+    (folder / "heldout_scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    (alone,) = js.combined([folder], "alone", measure="ps_vs_ns").values()
+    # model: partial (0.6, 0.2) vs none (0.3, 0.1): 3 of 4 pairs ordered; lexical (0.7, 0.8) vs
+    # (0.6, 0.1): 4 of 4
+    assert alone == {"wice": {"model": 0.75, "lexical": 1.0}}
+    (fs,) = js.combined([folder], "alone", measure="fs_vs_ps").values()
+    assert fs["wice"] == {"model": 0.75, "lexical": 0.5}  # (0.9, 0.5) vs (0.6, 0.2); (0.2, 0.9) vs (0.7, 0.8)
+    (mean,) = js.combined([folder], "lexmean", measure="ps_vs_ns").values()
+    assert mean["wice"]["model"] == 1.0  # (0.65, 0.5) vs (0.45, 0.1)
+    assert js.print_table({"alone": {str(folder): alone}}) is False
+    assert "alone minus lexical: wice -0.250" in capsys.readouterr().out

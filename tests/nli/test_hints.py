@@ -2,7 +2,7 @@
 computed on the whole premise, read the same way in training and by the classifier backend."""
 import pytest
 
-from citetrain.nli.hints import SEPARATOR, hinted, uncovered_words
+from citetrain.nli.hints import SEPARATOR, covered_tenths, hinted, uncovered_words
 
 
 def test_uncovered_words_by_hand():
@@ -19,8 +19,30 @@ def test_hinted_modes():
     assert hinted(pairs, "none") == hinted(pairs, None) == ["The cat sat.", "A dog sat."]
     assert hinted(pairs, "uncovered") == ["The cat sat." + SEPARATOR + "none",
                                           "A dog sat." + SEPARATOR + "dog"]
-    with pytest.raises(ValueError, match="hint must be one of none, uncovered"):
+    assert hinted(pairs, "coverage") == ["The cat sat. | covered: 10/10" + SEPARATOR + "none",
+                                         "A dog sat. | covered: 5/10" + SEPARATOR + "dog"]
+    with pytest.raises(ValueError, match="hint must be one of none, uncovered, coverage"):
         hinted(pairs, "all")
+
+
+def test_covered_tenths_by_hand_is_lexical_recall_rounded():
+    """``round(10·r)``, halves up, with ``r`` the lexical baseline's score of the same pair."""
+    from citetrain.nli.lexical import LexicalNLI
+
+    premise = "The cat sat on mats in 1999."
+    cases = {  # statement: (distinct content words found, of)
+        "The cats sat on red mats in 1998 and 1999.": (4, 6),  # cat sat mat 1999 / red 1998
+        "Cats sat.": (2, 2),
+        "Red dogs barked loudly.": (0, 4),
+        "The cat sat in 1998.": (2, 3),  # 6.67 tenths -> 7
+        "Cats sat on red dogs and 1998 mats.": (3, 6),  # exactly half: 5
+        "The and of.": (0, 0),  # no content words: 0, as the lexical score
+    }
+    for statement, (found, of) in cases.items():
+        want = int(10 * found / of + 0.5) if of else 0
+        assert covered_tenths(premise, statement) == want, statement
+        assert want == round(10 * LexicalNLI().predict([(premise, statement)])[0].prob + 1e-9)
+    assert [covered_tenths(premise, s) for s in cases] == [7, 10, 0, 7, 5, 0]
 
 
 def test_hint_counts_the_whole_premise_not_the_selected_part(tmp_path):

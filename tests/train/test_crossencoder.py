@@ -377,9 +377,10 @@ def test_selected_evidence_is_what_training_reads(tiny_bert, tmp_path):
     assert "w10" not in tok.decode(cut[0]["input_ids"], skip_special_tokens=True).split()[:-3]
 
 
-def test_a_hint_trained_model_is_read_with_its_hint(tiny_bert, tmp_path):
-    """``data.hint: uncovered``: saved in the config; the classifier backend and the pair
-    refiner's in-memory reader feed the model the statements with the hint, as training did."""
+@pytest.mark.parametrize("mode", ["uncovered", "coverage"])
+def test_a_hint_trained_model_is_read_with_its_hint(tiny_bert, tmp_path, mode):
+    """``data.hint``: saved in the config; the classifier backend and the pair refiner's
+    in-memory reader feed the model the statements with the hint, as training did."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -389,12 +390,12 @@ def test_a_hint_trained_model_is_read_with_its_hint(tiny_bert, tmp_path):
 
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(24))
     data = recipe_data(tiny_bert, [str(ab)], tmp_path, max_steps=2)
-    data["data"]["hint"] = "uncovered"
+    data["data"]["hint"] = mode
     data["eval"]["enabled"] = False
     final = Path(train(validate_recipe(data))["final"])
-    assert json.loads((final / "config.json").read_text())["citetrain_hint"] == "uncovered"
+    assert json.loads((final / "config.json").read_text())["citetrain_hint"] == mode
     engine = make_engine(f"classifier:{final}", cache=False, progress=False, device="cpu")
-    assert engine.backend.hint == "uncovered" and "+hint-uncovered" in engine.backend.revision
+    assert engine.backend.hint == mode and f"+hint-{mode}" in engine.backend.revision
     pairs = [("w1 w2 w3 .", "it says w2"), ("w1 w2 w3 .", "it says w9")]
     model = AutoModelForSequenceClassification.from_pretrained(final)
     tok = AutoTokenizer.from_pretrained(final)
