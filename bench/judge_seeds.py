@@ -104,6 +104,9 @@ def print_table(figs: dict[str, dict[str, dict[str, dict[str, float]]]],
         cells = []
         for name, runs in figs.items():
             vals = [f[src]["model"] for f in runs.values() if src in f]
+            if not vals:  # a row trained and validated without this source
+                cells.append(f"{'-':>24}")
+                continue
             means[name, src] = statistics.mean(vals)
             cells.append(f"{spread(vals):>24}")
         print(f"{src:<18}{lex:>9.3f}" + "".join(cells))
@@ -112,7 +115,7 @@ def print_table(figs: dict[str, dict[str, dict[str, dict[str, float]]]],
         for run, f in runs.items():
             print(f"  {name:<24}{run:<44}" + "  ".join(f"{s} {f[s]['model']:.3f}" for s in sources if s in f))
     last = target or list(figs)[-1]
-    wins = {s: means[last, s] - first[s]["lexical"] for s in MAIN if s in first}
+    wins = {s: means[last, s] - first[s]["lexical"] for s in MAIN if (last, s) in means}
     if set(wins) != set(MAIN):  # a measure that some of the three sets lack: no verdict
         print(f"\n{last} minus lexical: " + ", ".join(f"{s} {d:+.3f}" for s, d in wins.items()))
         return False

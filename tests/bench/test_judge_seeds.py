@@ -96,3 +96,16 @@ def test_one_vs_one_measures_by_hand_on_three_levels_only(tmp_path, capsys):
     assert mean["wice"]["model"] == 1.0  # (0.65, 0.5) vs (0.45, 0.1)
     assert js.print_table({"alone": {str(folder): alone}}) is False
     assert "alone minus lexical: wice -0.250" in capsys.readouterr().out
+
+
+def test_a_row_without_a_source_prints_a_dash_and_no_verdict_on_it(capsys):
+    """A row trained without a source (e.g. data.labelled without wice_tokens) leaves its cell
+    empty; the verdict needs all three main sets."""
+    full = {"wice": {"model": 0.9, "lexical": 0.79}, "attributionbench": {"model": 0.7, "lexical": 0.68},
+            "expertqa": {"model": 0.6, "lexical": 0.54}, "wice_tokens": {"model": 0.8, "lexical": 0.75}}
+    less = {k: v for k, v in full.items() if k != "wice_tokens"}
+    assert js.print_table({"all": {"a": full}, "less": {"b": less}}) is True
+    said = capsys.readouterr().out
+    assert said.splitlines()[4].split() == ["wice_tokens", "0.750", "0.800", "±", "0.000", "-"]
+    assert js.print_table({"all": {"a": full}, "no-ab": {"b": {"wice": full["wice"]}}}) is False
+    assert "no-ab minus lexical: wice +0.110\n" in capsys.readouterr().out
