@@ -13,9 +13,10 @@ same way.
 ``data.hint: coverage`` also states how much of the statement the page holds, as a whole number of
 tenths: ``"{statement} | covered: {k}/10 | not in the passage: {words}"`` with ``k = round(10·r)``
 and ``r`` the lexical baseline's recall (the share of the statement's content words found in the
-whole premise). The uncovered words alone make the model count them to tell "nothing here" from
-"part of it here"; the judges trained with them separate not supported from partially supported
-claims on WiCE far worse than recall itself (README, "Which levels the judge confuses").
+whole premise). With the uncovered words alone the model has to count them to tell "nothing here"
+from "part of it here", and the judges trained with them rank partially supported above not
+supported WiCE claims far worse than recall itself does. Handed the share, three seeds of the
+human recipe did no better (README, "Which levels the judge confuses"); the mode stays an option.
 """
 from __future__ import annotations
 
