@@ -43,17 +43,15 @@ def covered_tenths(premise: str, hypothesis: str) -> int:
 
 
 def _coverage(premise: str, hypothesis: str) -> tuple[list[str], int]:
-    from citetrain.nli.lexical import content_tokens, content_words
+    from citetrain.nli.lexical import content_tokens, content_words, recall
 
     have = content_words(premise)[0]
     tokens = content_tokens(hypothesis)
-    keys = {key for _, key, _ in tokens}
     out: list[str] = []
     for tok, key, _ in tokens:
         if key not in have and tok not in out:
             out.append(tok)
-    tenths = int(10 * len(keys & have) / len(keys) + 0.5) if keys else 0
-    return out, tenths
+    return out, int(10 * recall({key for _, key, _ in tokens}, have) + 0.5)
 
 
 def hinted(pairs: Sequence[Pair], mode: str | None) -> list[str]:

@@ -55,6 +55,12 @@ def content_words(text: str) -> tuple[set[str], set[str]]:
     return {key for _, key, _ in toks}, {key for _, key, num in toks if num}
 
 
+def recall(hypothesis_words: set[str], premise_words: set[str]) -> float:
+    """The share of a hypothesis's content words (:func:`content_words`) found among a premise's;
+    0 for a hypothesis without content words."""
+    return len(hypothesis_words & premise_words) / len(hypothesis_words) if hypothesis_words else 0.0
+
+
 class LexicalNLI:
     """Content-word recall as an entailment score (see the module docstring)."""
 
@@ -79,6 +85,6 @@ class LexicalNLI:
                 out.append(NLIResult(0.0, False))
                 continue
             pw, pn = content_words(premise)
-            prob = len(hw & pw) / len(hw)
+            prob = recall(hw, pw)
             out.append(NLIResult(prob, prob >= self.threshold and hn <= pn))
         return out

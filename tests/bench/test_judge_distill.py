@@ -91,7 +91,7 @@ def test_transfer_students_train_on_human_and_built_pairs_from_the_transfer_file
     assert f"data.built=[{tmp_path / '2stage-mixed-kd50-s7' / 'pairs'}]" in line
 
 
-def test_student_rows_keep_only_the_rows_asked_for(tmp_path, capsys):
+def test_student_rows_keep_only_the_rows_asked_for(tmp_path):
     import pytest
 
     todo = jd.students([7, 8], [0.5], tmp_path / "t.jsonl", False,
