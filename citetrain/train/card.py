@@ -32,6 +32,10 @@ def write_model_card(folder: str | Path, recipe: Recipe, data_path: Path, summar
                   f"(sha256 {t.get('sha256', '?')})"
                   + (f"; {t['transfer_pairs']} of them transfer pairs, read with the file's own "
                      "weight" if t.get("transfer_pairs") else "") + ".\n")
+    if summary.get("not_full"):
+        n = summary["not_full"]
+        extra += (f"\n## Coarse labels (`data.not_full`)\n\n{n['labels']} training labels 0 of "
+                  f"{', '.join(n['sources'])} trained as \"not fully supported\" (level 0 or 1).\n")
     if summary.get("fold"):
         f = summary["fold"]
         extra += (f"\n## A teacher (`data.folds`)\n\nFold {f['fold']} of {f['folds']} of the "

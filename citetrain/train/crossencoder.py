@@ -90,8 +90,8 @@ def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
     """Token ids of (premise, hypothesis) pairs, the premise cut to fit ``max_length`` (first
     reduced to its best-covering sentences with ``premise="select"``), the hypothesis read with
     its coverage hint (:mod:`citetrain.nli.hints`); pairs whose statement alone does not fit are
-    dropped and counted; returns (tokens, groups). A ``soft`` column (distillation targets, one
-    probability per head label) becomes the labels instead of ``label``."""
+    dropped and counted; returns (tokens, the rows kept). A ``target`` column (target rows,
+    :mod:`citetrain.train.targets`) becomes the labels instead of ``label``."""
     from citetrain.nli.classifier import encode_pairs, read_pairs
 
     def enc(batch: dict[str, list]) -> dict[str, list]:
@@ -100,7 +100,7 @@ def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
         # a statement that leaves no room for its premise is read cut, and dropped below
         out, fits = encode_pairs(tokenizer, premises, hyps, max_length)
         out["fits"] = fits
-        out["labels"] = (batch["soft"] if "soft" in batch else
+        out["labels"] = (batch["target"] if "target" in batch else
                          [label_map[v] for v in batch["label"]] if label_map else batch["label"])
         return out
 
@@ -114,7 +114,7 @@ def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
         data, dataset = data.select(keep), dataset.select(keep)
     if not len(data):
         raise CitetrainError(f"{what}: no pair fits data.max_length={max_length}")
-    return data, dataset["group"]
+    return data, dataset
 
 
 def load_classifier(recipe: Recipe, base: str, id2label: dict[int, str] | None = None):
@@ -155,14 +155,19 @@ def load_classifier(recipe: Recipe, base: str, id2label: dict[int, str] | None =
     return model
 
 
-def metrics_fn(groups: list[str], id2label: dict[int, str] | None = None):
+def metrics_fn(groups: list[str], id2label: dict[int, str] | None = None,
+               sources: list[str] | None = None):
     """``compute_metrics`` for the Trainer: meta-evaluation of the expected support level
     (P(supported) + ½·P(partially_supported)) on validation (labels read back as support levels
-    0/1/2 for a two-way head)."""
+    0/1/2 for a two-way head). With the pairs' ``sources`` from more than one format, also
+    ``roc_auc_sources``: the mean over formats of each one's ROC-AUC, the held-out figure per
+    source (:func:`~citetrain.train.judge_card.source_figures`), where ``roc_auc`` pools the pairs
+    (a binary set's "not attributable" then counts as no support against other sets' partial)."""
     import numpy as np
 
     from citetrain.metrics.meta import meta_evaluate
     from citetrain.nli.base import expected_support
+    from citetrain.train.judge_card import source_figures
 
     def compute(pred: Any) -> dict[str, float]:
         logits = pred.predictions[0] if isinstance(pred.predictions, tuple) else pred.predictions
@@ -179,6 +184,10 @@ def metrics_fn(groups: list[str], id2label: dict[int, str] | None = None):
         out = {k: float(v) for k, v in res.items() if isinstance(v, (int, float))}
         out["roc_auc"] = out.get("roc_auc", out.get("roc_auc_mean", float("nan")))
         out["accuracy"] = float((probs.argmax(-1) == np.asarray(labels)).mean())
+        if sources and len({s.partition(":")[0] for s in sources[: len(labels)]}) > 1:
+            rows = source_figures(sources[: len(labels)], levels, groups[: len(labels)],
+                                  {"model": score.tolist()})
+            out["roc_auc_sources"] = float(np.mean([r["model"] for r in rows]))
         return out
 
     return compute
@@ -210,7 +219,6 @@ def save_final(trainer: Any, tokenizer: Any, recipe: Recipe, final: Path, main: 
     else:
         trainer.save_model(str(tmp))
     if main:
-        tokenizer.model_max_length = recipe.data.max_length
         tokenizer.save_pretrained(str(tmp))
         replace_dir(tmp, final)
 
@@ -257,38 +265,49 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         S.write_json(out / "citetrain_run.json", identity)
     tokenizer = AutoTokenizer.from_pretrained(base, revision=recipe.model.revision,
                                               trust_remote_code=recipe.model.trust_remote_code)
+    # the judge reads premises to this length (nli.classifier): every checkpoint saves it, so a
+    # checkpoint folder is read as the final model is
+    tokenizer.model_max_length = recipe.data.max_length
     datasets.disable_progress_bars()
     id2label, label_map = head_labels(list(train_raw["label"]) + (
         list(eval_raw["label"]) if eval_raw is not None else []))
-    trainer_class, taught, transfer = Trainer, None, 0
-    if d.teacher is not None:
-        from citetrain.train.distill import read_teacher_rows, soft_targets, soft_trainer_class
+    trainer_class, counts = Trainer, None
+    if d.teacher is not None or d.not_full:
+        from citetrain.train.distill import read_teacher_rows
+        from citetrain.train.targets import target_trainer_class, training_targets
 
         if len(id2label) != 3:
-            raise CitetrainError("data.teacher: distillation trains the three-way head; the "
+            raise CitetrainError("data.teacher / data.not_full train the three-way head; the "
                                  "training pairs have no partial label")
-        targets, taught, transfer = soft_targets(train_raw, read_teacher_rows(d.teacher),
-                                                 d.teacher_weight)
-        train_raw = train_raw.add_column("soft", targets)
-        trainer_class = soft_trainer_class()
-        print(f"[citetrain] teacher: {taught} of {len(targets)} training pairs read "
-              f"{d.teacher_weight:g}·teacher + {1 - d.teacher_weight:g}·label"
-              + (f", {transfer} of them transfer pairs with their own weight" if transfer else ""),
-              flush=True)
+        targets, counts = training_targets(
+            train_raw, read_teacher_rows(d.teacher) if d.teacher is not None else {},
+            d.teacher_weight, d.not_full)
+        train_raw = train_raw.add_column("target", targets)
+        trainer_class = target_trainer_class()
+        if d.teacher is not None:
+            print(f"[citetrain] teacher: {counts['taught']} of {len(targets)} training pairs read "
+                  f"{d.teacher_weight:g}·teacher + {1 - d.teacher_weight:g}·label"
+                  + (f", {counts['own']} of them transfer pairs with their own weight"
+                     if counts["own"] else ""), flush=True)
+        if d.not_full:
+            print(f"[citetrain] data.not_full: {counts['not_full']} training labels of "
+                  f"{', '.join(d.not_full)} read as 'not fully supported' (level 0 or 1)", flush=True)
     train_set, _ = tokenize(train_raw, tokenizer, recipe.data.max_length, "train",
                             recipe.data.premise, label_map, recipe.data.hint)
     heldout = eval_raw
     if eval_raw is not None and len(eval_raw) > recipe.eval.subset:
         eval_raw = eval_raw.shuffle(seed=recipe.train.seed).select(range(recipe.eval.subset))
-    eval_set, groups = (tokenize(eval_raw, tokenizer, recipe.data.max_length, "validation",
-                                 recipe.data.premise, label_map, recipe.data.hint)
-                        if eval_raw is not None and recipe.eval.enabled else (None, []))
+    eval_set, kept = (tokenize(eval_raw, tokenizer, recipe.data.max_length, "validation",
+                               recipe.data.premise, label_map, recipe.data.hint)
+                      if eval_raw is not None and recipe.eval.enabled else (None, None))
     set_seed(recipe.train.seed)  # the fresh head and the LoRA matrices: the same every run
     model = load_classifier(recipe, base, id2label)
     trainer = trainer_class(model=model, args=training_args(recipe, eval_set is not None),
                             train_dataset=train_set, eval_dataset=eval_set, processing_class=tokenizer,
                             data_collator=DataCollatorWithPadding(tokenizer),
-                            compute_metrics=metrics_fn(list(groups), id2label) if eval_set is not None else None,
+                            compute_metrics=(metrics_fn(list(kept["group"]), id2label,
+                                                        list(kept["source"]))
+                                             if eval_set is not None else None),
                             callbacks=list(extra_callbacks))
     from citetrain.train.console import use_log_lines
 
@@ -321,13 +340,15 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
             summary["stack"] = fit_and_save(final, calibration)
             print(f"[citetrain] stack ({recipe.eval.stack}) fitted on "
                   f"{summary['stack']['claims']} calibration claims -> {final}", flush=True)
-        if taught is not None:
+        if d.teacher is not None:
             from citetrain.io.readers import sha256_file
 
-            summary["teacher"] = {"file": d.teacher, "pairs": taught, "weight": d.teacher_weight,
-                                  "sha256": sha256_file(d.teacher)}
-            if transfer:
-                summary["teacher"]["transfer_pairs"] = transfer
+            summary["teacher"] = {"file": d.teacher, "pairs": counts["taught"],
+                                  "weight": d.teacher_weight, "sha256": sha256_file(d.teacher)}
+            if counts["own"]:
+                summary["teacher"]["transfer_pairs"] = counts["own"]
+        if d.not_full:
+            summary["not_full"] = {"sources": list(d.not_full), "labels": counts["not_full"]}
         from citetrain.train.judge_card import heldout_figures, load_judge
 
         card = heldout is not None and recipe.eval.card

@@ -17,9 +17,9 @@ a pair has learnt its label, and its probabilities there say nothing the label d
    (:func:`stack_teacher`), fitted on those same out-of-fold scores.
 3. ``data.teacher: FILE`` (the student): each training pair whose key the file holds is trained on
    the soft target ``w·teacher + (1 − w)·label`` (``data.teacher_weight`` w, the label one-hot),
-   with the cross-entropy against it (:class:`SoftTrainer`); pairs the file lacks (built pairs)
-   keep their label, and a row with its own ``weight`` (transfer pairs: built pairs the teachers
-   scored, :mod:`citetrain.train.transfer`) is mixed with that weight instead.
+   with the cross-entropy against it (:mod:`citetrain.train.targets`); pairs the file lacks (built
+   pairs) keep their label, and a row with its own ``weight`` (transfer pairs: built pairs the
+   teachers scored, :mod:`citetrain.train.transfer`) is mixed with that weight instead.
 """
 from __future__ import annotations
 
@@ -220,48 +220,3 @@ def read_teacher_rows(path: str | Path) -> dict[str, tuple[list[float], float | 
     (transfer pairs, :mod:`citetrain.train.transfer`), ``None`` where the row has none."""
     rows = json_rows(path, _teacher_line, "a teacher line", setting="data.teacher")
     return {k: (p, w) for _, (k, p, w) in rows}
-
-
-def soft_targets(train: Any, teacher: dict[str, tuple[list[float], float | None]],
-                 weight: float) -> tuple[list[list[float]], int, int]:
-    """Per training pair, ``w·teacher + (1 − w)·one-hot(label)`` where the teacher file's rows
-    (:func:`read_teacher_rows`) have the pair, else the one-hot label; ``w`` is the row's own
-    weight when it has one (transfer pairs), else ``weight``. Returns (targets, pairs the teacher
-    had, pairs of them read with their own weight)."""
-    out, had, own = [], 0, 0
-    for p, h, lab in zip(train["premise"], train["hypothesis"], train["label"]):
-        hot = [1.0 if i == int(lab) else 0.0 for i in range(LEVELS)]
-        probs, w = teacher.get(pair_key(p, h), (None, None))
-        if probs is not None:
-            had += 1
-            own += w is not None
-            w = weight if w is None else w
-            hot = [w * t + (1.0 - w) * y for t, y in zip(probs, hot)]
-        out.append(hot)
-    return out, had, own
-
-
-def soft_trainer_class():
-    """A ``transformers.Trainer`` whose loss reads soft targets: labels of shape (batch, levels)
-    are trained with the cross-entropy against them, integer labels (validation) as usual."""
-    import torch
-    from transformers import Trainer
-
-    class SoftTrainer(Trainer):
-        loss_is_scaled_for_ga = False  # a per-batch mean: the Trainer divides by grad_accum
-
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            super().__init__(*args, **kwargs)
-            self.model_accepts_loss_kwargs = False  # the same, in transformers before 5
-
-        def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
-            labels = inputs.pop("labels")
-            outputs = model(**inputs)
-            logits = outputs.logits.float()
-            if labels.dim() == 2:
-                loss = -(labels.to(logits.dtype) * torch.log_softmax(logits, -1)).sum(-1).mean()
-            else:
-                loss = torch.nn.functional.cross_entropy(logits, labels)
-            return (loss, outputs) if return_outputs else loss
-
-    return SoftTrainer

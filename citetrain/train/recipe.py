@@ -81,6 +81,9 @@ class DataSection(_Section):
     fold: int | None = Field(default=None, ge=0)
     teacher: str | None = None
     teacher_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    # crossencoder: sources (formats such as attributionbench, or FORMAT:PATH entries) whose
+    # label 0 says only "not fully supported": trained as level 0 or 1 (citetrain/train/targets.py)
+    not_full: list[str] = Field(default_factory=list)
 
 
 class TrainSection(_Section):
@@ -250,6 +253,19 @@ def _direction_errors(r: Recipe) -> list[str]:
             f"remove eval.greater_is_better (it follows eval.best_metric)"]
 
 
+def _not_full_errors(r: Recipe) -> list[str]:
+    """``data.not_full`` names formats (``attributionbench``) or ``FORMAT:PATH`` entries of
+    ``data.labelled``."""
+    from citetrain.train.pairs import source_formats
+
+    known = source_formats() | set(r.data.labelled or [])
+    unknown = [n for n in r.data.not_full if n not in known]
+    if unknown:
+        return [f"data.not_full: {', '.join(unknown)} is neither a format "
+                f"({', '.join(sorted(source_formats()))}) nor a FORMAT:PATH entry of data.labelled"]
+    return []
+
+
 def _crossencoder_errors(r: Recipe) -> list[str]:
     """Rules of ``kind: crossencoder`` (a sequence-pair classifier trained on labelled pairs)."""
     if r.kind != "crossencoder":
@@ -262,7 +278,8 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
                 + (["model.num_layers is for kind crossencoder"]
                    if r.model.num_layers is not None else [])
                 + (["data.folds / data.teacher are for kind crossencoder"]
-                   if r.data.folds is not None or r.data.teacher is not None else []))
+                   if r.data.folds is not None or r.data.teacher is not None else [])
+                + (["data.not_full is for kind crossencoder"] if r.data.not_full else []))
     errs = _distill_errors(r)
     if r.eval.stack != "none" and not r.data.calibration_fraction:
         errs.append("eval.stack is fitted on held-out training claims: set "
@@ -275,6 +292,7 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
                     "data.human_train: false trains on none")
     if not r.data.human_train and not r.data.built:
         errs.append("data.human_train: false trains on data.built alone: give data.built")
+    errs += _not_full_errors(r)
     if r.data.built_exclude:
         from citetrain.builders.transforms import TRANSFORMS
 

@@ -57,6 +57,7 @@ def generated_records(records: dict[str, Record], examples: Sequence[dict[str, A
 IN_LOOP_DIRECTIONS: dict[str, bool] = {
     "ids_exact": True, "ids_precision": True, "ids_recall": True, "ids_f1": True,
     "ids_out_of_range": False, "judge_parsed": True, "judge_rating_mae": False,
+    "roc_auc_sources": True,  # the cross-encoder's mean over sources of their ROC-AUC
 }
 
 

@@ -231,6 +231,27 @@ def test_in_loop_score_is_the_expected_support_level():
     out = metrics_fn(["a", "b", "c"], {0: "not_supported", 1: "supported"})(
         SimpleNamespace(predictions=two, label_ids=np.array([1, 0, 1])))
     assert out["roc_auc"] == 0.5  # .8 > .4 but .1 < .4
+    assert "roc_auc_sources" not in out  # no sources given
+
+
+def test_roc_auc_sources_is_the_mean_of_each_sources_figure():
+    """Pooled, the binary set's negative (.45, "not attributable" read as level 0) sits above the
+    three-level set's partial pair (.3), so ps_vs_ns is 1/2; per source each ranks its pairs."""
+    import numpy as np
+    from types import SimpleNamespace
+
+    from citetrain.train.crossencoder import metrics_fn
+
+    # expected levels: w full .9, w partial .3, w no .1, ab attributable .6, ab not .45
+    probs = np.array([[0.05, 0.1, 0.85], [0.5, 0.4, 0.1], [0.85, 0.1, 0.05],
+                      [0.3, 0.2, 0.5], [0.35, 0.4, 0.25]])
+    pred = SimpleNamespace(predictions=np.log(probs), label_ids=np.array([2, 1, 0, 2, 0]))
+    sources = ["wice:a", "wice:a", "wice:a", "attributionbench:b", "attributionbench:b"]
+    out = metrics_fn(list("abcde"), None, sources)(pred)
+    assert out["ps_vs_ns"] == 0.5  # the partial pair (.3) above w's no (.1), under ab's (.45)
+    assert out["roc_auc_sources"] == 1.0  # each source alone ranks its pairs right
+    out = metrics_fn(list("abcde"), None, sources[:3] + ["wice:a"] * 2)(pred)
+    assert "roc_auc_sources" not in out  # one format: the pooled figure is the source's
 
 
 # --- training ----------------------------------------------------------------------------------
@@ -250,6 +271,9 @@ def test_training_writes_a_model_the_classifier_backend_loads(tiny_bert, tmp_pat
     cfg = json.loads((final / "config.json").read_text())
     assert cfg["id2label"] == {"0": "not_supported", "1": "partially_supported", "2": "supported"}
     assert json.loads((final / "tokenizer_config.json").read_text())["model_max_length"] == 48
+    for ckpt in (tmp_path / "run").glob("checkpoint-*"):  # a checkpoint reads premises as final does
+        assert json.loads((ckpt / "tokenizer_config.json").read_text())["model_max_length"] == 48
+    assert list((tmp_path / "run").glob("checkpoint-*"))
     assert cfg["citetrain_premise"] == "select"  # the recipe's default, read back at inference
     assert (tmp_path / "run" / "train_summary.json").is_file()
     assert not (tmp_path / "run" / "final.tmp").exists()
@@ -506,8 +530,8 @@ def test_a_statement_too_long_for_max_length_is_dropped_not_an_error(tiny_bert):
                                      "hypothesis": ["it says w2", long, "it says w6"],
                                      "label": [2, 0, 2], "group": ["a", "b", "c"],
                                      "source": ["x:y"] * 3})
-    data, groups = tokenize(ds, tok, 32, "train")
-    assert list(groups) == ["a", "c"] and len(data) == 2
+    data, kept = tokenize(ds, tok, 32, "train")
+    assert list(kept["group"]) == ["a", "c"] and len(data) == 2
     assert all(len(ids) <= 32 for ids in data["input_ids"]) and "fits" not in data.column_names
     assert data[0]["input_ids"] == tok("w1 w2 w3", "it says w2")["input_ids"]
 

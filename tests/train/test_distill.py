@@ -1,6 +1,6 @@
 """Distillation of cross-encoder judges (:mod:`citetrain.train.distill`): folds of whole claims,
-teacher runs that score the fold they left out, the merged teacher file, soft targets and the
-student's loss, end to end on a tiny BERT."""
+teacher runs that score the fold they left out, the merged teacher file, and a student trained
+on it, end to end on a tiny BERT (its targets and loss: tests/train/test_targets.py)."""
 from __future__ import annotations
 
 import json
@@ -11,8 +11,7 @@ import pytest
 
 from citetrain.config import ConfigError
 from citetrain.errors import CitetrainError
-from citetrain.train.distill import (claim_keys, fold_of, fold_split, merge_teachers, pair_key, read_teacher,
-                                     read_teacher_rows, soft_targets, soft_trainer_class)
+from citetrain.train.distill import (claim_keys, fold_of, fold_split, merge_teachers, read_teacher)
 from citetrain.train.recipe import validate_recipe
 from tests.train.test_crossencoder import recipe_data, wice_oracle_rows, write_jsonl
 
@@ -88,56 +87,6 @@ def test_merge_averages_each_pair_over_teachers(tmp_path):
     bad.write_text("{\"key\": 1}\n")
     with pytest.raises(CitetrainError, match=r"bad.jsonl:1: not a fold-score line"):
         merge_teachers([bad], out)
-
-
-def test_soft_targets_mix_teacher_and_label():
-    data = _rows(["a", "b"])  # labels 0 and 1
-    teacher = {pair_key("p a 0", "h a"): ([0.2, 0.3, 0.5], None)}
-    targets, had, own = soft_targets(data, teacher, 0.5)
-    assert had == 1 and own == 0
-    assert targets[0] == pytest.approx([0.5 * 0.2 + 0.5, 0.15, 0.25])  # label 0 one-hot mixed
-    assert targets[1] == [0.0, 1.0, 0.0]  # no teacher: the label
-    full, _, _ = soft_targets(data, teacher, 1.0)
-    assert full[0] == pytest.approx([0.2, 0.3, 0.5])
-
-
-def test_a_row_with_its_own_weight_mixes_with_it(tmp_path):
-    data = _rows(["a", "b", "c"])  # labels 0, 1, 2
-    k0, k1 = pair_key("p a 0", "h a"), pair_key("p b 1", "h b")
-    path = tmp_path / "t.jsonl"
-    path.write_text(json.dumps({"key": k0, "probs": [0.2, 0.3, 0.5]}) + "\n"
-                    + json.dumps({"key": k1, "probs": [0.1, 0.1, 0.8], "weight": 1.0}) + "\n")
-    rows = read_teacher_rows(path)
-    assert rows[k0] == ([0.2, 0.3, 0.5], None) and rows[k1] == ([0.1, 0.1, 0.8], 1.0)
-    targets, had, own = soft_targets(data, rows, 0.25)
-    assert had == 2 and own == 1
-    # the file's weight (1.0) for the second pair, the recipe's (0.25) for the first
-    assert targets[0] == pytest.approx([0.25 * 0.2 + 0.75, 0.25 * 0.3, 0.25 * 0.5])
-    assert targets[1] == pytest.approx([0.1, 0.1, 0.8])
-    assert targets[2] == [0.0, 0.0, 1.0]
-    path.write_text(json.dumps({"key": k0, "probs": [0.2, 0.3, 0.5], "weight": 1.5}) + "\n")
-    with pytest.raises(CitetrainError, match=r"t.jsonl:1: weight 1.5 is outside \[0, 1\]"):
-        read_teacher_rows(path)
-
-
-def test_the_student_loss_is_the_cross_entropy_against_the_soft_target():
-    import torch
-    from types import SimpleNamespace
-
-    trainer = soft_trainer_class().__new__(soft_trainer_class())
-    logits = torch.tensor([[0.0, 1.0, 2.0], [2.0, 0.0, 0.0]])
-
-    def model(**_):
-        return SimpleNamespace(logits=logits)
-
-    soft = torch.tensor([[0.2, 0.3, 0.5], [1.0, 0.0, 0.0]])
-    got = trainer.compute_loss(model, {"labels": soft})
-    z1 = math.log(1 + math.e + math.e ** 2)
-    z2 = math.log(math.e ** 2 + 2)
-    want = (-(0.2 * (0 - z1) + 0.3 * (1 - z1) + 0.5 * (2 - z1)) - (2 - z2)) / 2
-    assert got.item() == pytest.approx(want, rel=1e-6)
-    hard = trainer.compute_loss(model, {"labels": torch.tensor([2, 0])})  # validation labels
-    assert hard.item() == pytest.approx(((z1 - 2) + (z2 - 2)) / 2, rel=1e-6)
 
 
 def test_distillation_recipe_rules(tmp_path):
