@@ -256,13 +256,15 @@ def _direction_errors(r: Recipe) -> list[str]:
 def _not_full_errors(r: Recipe) -> list[str]:
     """``data.not_full`` names formats (``attributionbench``) or ``FORMAT:PATH`` entries of
     ``data.labelled``."""
+    if not r.data.not_full:
+        return []
     from citetrain.train.pairs import source_formats
 
-    known = source_formats() | set(r.data.labelled or [])
-    unknown = [n for n in r.data.not_full if n not in known]
+    formats = source_formats()
+    unknown = [n for n in r.data.not_full if n not in formats | set(r.data.labelled or [])]
     if unknown:
         return [f"data.not_full: {', '.join(unknown)} is neither a format "
-                f"({', '.join(sorted(source_formats()))}) nor a FORMAT:PATH entry of data.labelled"]
+                f"({', '.join(sorted(formats))}) nor a FORMAT:PATH entry of data.labelled"]
     return []
 
 
