@@ -138,6 +138,7 @@ def load_classifier(recipe: Recipe, base: str, id2label: dict[int, str] | None =
         ignore_mismatched_sizes=True, dtype=S.torch_dtype(recipe),
         trust_remote_code=recipe.model.trust_remote_code, **extra)
     model.config.citetrain_premise = recipe.data.premise
+    model.config.citetrain_head = recipe.model.head
     model.config.citetrain_hint = recipe.data.hint
     if recipe.model.dropout is not None:  # e.g. 0.0: a few hundred steps on little data
         import torch
@@ -271,6 +272,9 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     datasets.disable_progress_bars()
     id2label, label_map = head_labels(list(train_raw["label"]) + (
         list(eval_raw["label"]) if eval_raw is not None else []))
+    if recipe.model.head == "ordinal" and len(id2label) != 3:
+        raise CitetrainError("model.head: ordinal orders three support levels; the training "
+                             "pairs have no partial label")
     trainer_class, counts = Trainer, None
     if d.teacher is not None or d.not_full:
         from citetrain.train.distill import read_teacher_rows
@@ -302,13 +306,18 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
                       if eval_raw is not None and recipe.eval.enabled else (None, None))
     set_seed(recipe.train.seed)  # the fresh head and the LoRA matrices: the same every run
     model = load_classifier(recipe, base, id2label)
+    callbacks = list(extra_callbacks)
+    if recipe.model.head == "ordinal":
+        from citetrain.train.ordinal import make_ordinal, ordinal_callback
+
+        callbacks.append(ordinal_callback(make_ordinal(model)))
     trainer = trainer_class(model=model, args=training_args(recipe, eval_set is not None),
                             train_dataset=train_set, eval_dataset=eval_set, processing_class=tokenizer,
                             data_collator=DataCollatorWithPadding(tokenizer),
                             compute_metrics=(metrics_fn(list(kept["group"]), id2label,
                                                         list(kept["source"]))
                                              if eval_set is not None else None),
-                            callbacks=list(extra_callbacks))
+                            callbacks=callbacks)
     from citetrain.train.console import use_log_lines
 
     use_log_lines(trainer)
@@ -325,7 +334,8 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         "score": "P(supported) + P(partially_supported)/2", "train_pairs": len(train_set),
         "validation_pairs": len(eval_set) if eval_set is not None else 0,
         "parameters": sum(p.numel() for p in trainer.model.parameters()),
-        "head": f"{'three' if len(id2label) == 3 else 'two'}-way ({', '.join(id2label.values())})",
+        "head": (f"{'three' if len(id2label) == 3 else 'two'}-way ({', '.join(id2label.values())})"
+                 + (", ordinal" if recipe.model.head == "ordinal" else "")),
         "seconds": round(time.time() - start, 1)}
     if state.is_main_process:
         from citetrain.train.card import publish
