@@ -91,3 +91,28 @@ def test_a_judge_trains_with_an_ordinal_head(tiny_bert, tmp_path):
     assert float((head[2] - head[0]).abs().max()) > 0
     assert json.loads((final / "config.json").read_text())["citetrain_head"] == "ordinal"
     assert torch.isfinite(torch.tensor(summary["losses"])).all()
+
+
+def test_a_lora_judge_keeps_its_ordinal_head_when_merged(tiny_bert, tmp_path):
+    from safetensors.torch import load_file
+
+    from citetrain.train.run import train
+
+    wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(30))
+    data = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path, max_steps=3)
+    data.update(method="lora", lora={"r": 4, "alpha": 8, "target_modules": ["query", "value"]})
+    data["model"]["head"] = "ordinal"
+    summary = train(validate_recipe(data))
+    head = load_file(str(Path(summary["final"]) / "model.safetensors"))["classifier.weight"]
+    assert float(second_difference(head).abs().max()) < 1e-5
+
+
+def test_a_two_way_head_cannot_be_ordinal(tiny_bert, tmp_path):
+    from citetrain.errors import CitetrainError
+    from citetrain.train.run import train
+
+    ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(24))
+    data = recipe_data(tiny_bert, [str(ab)], tmp_path, max_steps=2)
+    data["model"]["head"] = "ordinal"
+    with pytest.raises(CitetrainError, match="model.head: ordinal orders three support levels"):
+        train(validate_recipe(data))
