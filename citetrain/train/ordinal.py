@@ -14,7 +14,7 @@ full-vs-not labels of binary sets also teach partial vs no support. The biases (
 ``c_k``) stay free.
 
 It is kept by projection (:func:`project`): the head's weight starts in that subspace and is put
-back into it after every optimizer step (:class:`OrdinalCallback`), so a checkpoint or a saved
+back into it after every optimizer step (:func:`ordinal_callback`), so a checkpoint or a saved
 model is a plain ``(num_labels, hidden)`` linear head that any classifier reader loads unchanged.
 """
 from __future__ import annotations

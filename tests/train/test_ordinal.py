@@ -67,6 +67,9 @@ def test_model_head_is_for_kind_crossencoder(tmp_path):
     validate_recipe({**base, "model": {**base["model"], "head": "ordinal"}})
     with pytest.raises(ConfigError, match="model.head"):
         validate_recipe({**base, "model": {**base["model"], "head": "ladder"}})
+    with pytest.raises(ConfigError, match="model.head is for kind crossencoder"):
+        validate_recipe({**base, "kind": "judge", "data": {"dataset": str(tmp_path / "d")},
+                         "model": {**base["model"], "head": "ordinal"}})
 
 
 def test_a_judge_trains_with_an_ordinal_head(tiny_bert, tmp_path):
