@@ -12,7 +12,10 @@ A run whose recipe set ``eval.stack`` counts as saved, stacked with lexical reca
 NAME:alone=RUNS`` reads the same runs' models alone. ``--measure ps_vs_ns`` (or ``fs_vs_ns``,
 ``fs_vs_ps``): one of the one-vs-one ROC-AUCs instead of their mean, on the three-level sources,
 from the runs' saved per-pair scores (where a judge loses to lexical recall: which levels it
-confuses).
+confuses). ``--read clauses``: every run's ``final`` model read as ``clauses:classifier:PATH`` (the
+whole statement and its clause segments averaged, :mod:`citetrain.nli.clauses`) on the validation
+split of ``--dataset``, its per-pair scores written to ``heldout_scores_clauses.jsonl`` in the run
+(what ``--combine`` and ``--measure`` then read).
 Run: ``python bench/judge_seeds.py --row human=runs/a,runs/b --row 2stage=runs/c,runs/d``.
 """
 from __future__ import annotations
@@ -29,6 +32,7 @@ sys.path.insert(0, str(REPO))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 MAIN = ("wice", "attributionbench", "expertqa")
+CLAUSE_SCORES = "heldout_scores_clauses.jsonl"
 
 
 def figures(run: Path, dataset: Path, alone: bool = False) -> dict[str, dict[str, float]]:
@@ -47,8 +51,27 @@ def figures(run: Path, dataset: Path, alone: bool = False) -> dict[str, dict[str
             for s in held["sources"]}
 
 
+def clause_figures(run: Path, dataset: Path) -> dict[str, dict[str, float]]:
+    """``{source: {"model": auc, "lexical": auc}}`` of a run's model read clause by clause
+    (``clauses:classifier:RUN/final``, alone), its per-pair scores written to
+    ``RUN/heldout_scores_clauses.jsonl``."""
+    import datasets
+    import torch
+
+    from citetrain.nli.registry import make_engine
+    from citetrain.train.judge_card import heldout_figures
+
+    device = "cpu" if not torch.cuda.is_available() else "auto"
+    engine = make_engine(f"clauses:classifier:{run / 'final'}", cache=False, progress=False,
+                         device=device, stacked=False)
+    held = heldout_figures(run / "final", datasets.load_from_disk(str(dataset))["validation"],
+                           scores_to=run / CLAUSE_SCORES, model=engine)
+    return {s["source"]: {"model": s["model"], "lexical": s["lexical"]} for s in held["sources"]}
+
+
 def combined(runs: list[Path], how: str, size: int | None = None,
-             measure: str | None = None) -> dict[str, dict[str, dict[str, float]]]:
+             measure: str | None = None,
+             scores: str = "heldout_scores.jsonl") -> dict[str, dict[str, dict[str, float]]]:
     """Figures of other readings of the runs, from the per-pair held-out scores they saved
     (``heldout_scores.jsonl``): ``lexmean`` (each run's expected level averaged with lexical
     recall's, (e + r) / 2: a parameter-free hybrid), ``ensemble`` (one judge: the runs' expected
@@ -59,7 +82,7 @@ def combined(runs: list[Path], how: str, size: int | None = None,
     :func:`~citetrain.metrics.meta.meta_evaluate` than the ROC-AUC (e.g. ``ps_vs_ns``)."""
     from citetrain.train.judge_card import source_figures
 
-    tables = [[json.loads(x) for x in (r / "heldout_scores.jsonl").read_text().splitlines()]
+    tables = [[json.loads(x) for x in (r / scores).read_text().splitlines()]
               for r in runs]
     if how.startswith("ensemble"):
         keys = [[(x["source"], x["group"], x["label"]) for x in t] for t in tables]
@@ -138,19 +161,26 @@ def main() -> None:
                     "mean, from the runs' heldout_scores.jsonl; three-level sources only")
     ap.add_argument("--ensemble-size", type=int, metavar="K",
                     help="ensembles of K runs each (disjoint, in the row's order): mean ± sd over them")
+    ap.add_argument("--read", choices=("clauses",),
+                    help="read every run's model clause by clause (clauses:classifier:RUN/final)")
     args = ap.parse_args()
+    scores = CLAUSE_SCORES if args.read else "heldout_scores.jsonl"
     figs = {}
     for spec in args.row:
         name, _, names = spec.partition("=")
         runs = [Path(r) for r in names.split(",") if r]
         # NAME:alone=RUNS: stacked judges read without the stack
-        if args.measure:  # from the saved per-pair scores
+        if args.read:  # computed here; the per-pair scores saved for --combine / --measure
+            figs[name] = {str(r): clause_figures(r, Path(args.dataset)) for r in runs}
+            if args.measure:
+                figs[name] = combined(runs, "alone", measure=args.measure, scores=scores)
+        elif args.measure:  # from the saved per-pair scores
             figs[name] = combined(runs, "alone", measure=args.measure)
         else:
             figs[name] = {str(r): figures(r, Path(args.dataset), name.endswith(":alone"))
                           for r in runs}
         for how in args.combine:
-            figs[f"{name}:{how}"] = combined(runs, how, args.ensemble_size, args.measure)
+            figs[f"{name}:{how}"] = combined(runs, how, args.ensemble_size, args.measure, scores)
     print_table(figs, args.margin, args.row[-1].partition("=")[0])
 
 

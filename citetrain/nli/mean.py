@@ -48,7 +48,8 @@ def parse_members(arg: str) -> list[tuple[str, float]]:
     return members
 
 
-def _three_way(r: NLIResult) -> tuple[float, float, float]:
+def three_way(r: NLIResult) -> tuple[float, float, float]:
+    """A result's ``(full, partial, no)`` support; a two-way result counts as ``(p, 0, 1 − p)``."""
     return r.support if r.support is not None else (r.prob, 0.0, 1.0 - r.prob)
 
 
@@ -78,7 +79,7 @@ class MeanNLI:
         total = sum(self.weights)
         out = []
         for i in range(len(pairs)):
-            sup = [sum(w * _three_way(a[i])[k] for w, a in zip(self.weights, answers)) / total
+            sup = [sum(w * three_way(a[i])[k] for w, a in zip(self.weights, answers)) / total
                    for k in range(3)]
             full, partial, no = sup
             out.append(NLIResult(full, full >= partial and full >= no, (full, partial, no)))

@@ -4,7 +4,8 @@ Names: ``lexical`` (or ``lexical:0.6`` for another threshold); ``seq2seq:PATH_OR
 T5; ``true`` is ``seq2seq:google/t5_xxl_true_nli_mixture``); ``classifier:PATH_OR_HUB_ID`` (MNLI-style);
 ``llm:MODEL`` (OpenAI-compatible endpoint from ``--nli-url`` / ``OPENAI_BASE_URL``, key from
 ``OPENAI_API_KEY``); ``mean:SPEC+SPEC[*W]...`` (the members' support averaged, e.g. an ensemble of
-judges and lexical recall: :mod:`citetrain.nli.mean`); and any kind a package registers in the ``citetrain.nli`` entry-point group
+judges and lexical recall: :mod:`citetrain.nli.mean`); ``clauses:SPEC`` (``SPEC`` read on the whole
+statement and its clause segments, averaged: :mod:`citetrain.nli.clauses`); and any kind a package registers in the ``citetrain.nli`` entry-point group
 (``KIND = "module:factory"``, called as ``factory(ARG, **options)``). citetrain registers ``judge``
 that way: ``judge:JUDGE`` is any judge name of :mod:`citetrain.judges.registry` (e.g.
 ``judge:generative:PATH``: the judge's rating of the hypothesis citing the premise), so the NLI
@@ -20,7 +21,7 @@ from citetrain.nli.cache import NLICache
 from citetrain.nli.engine import NLIEngine
 
 ALIASES = {"true": "seq2seq:google/t5_xxl_true_nli_mixture"}
-BUILT_IN = ("lexical", "seq2seq", "classifier", "llm", "mean")
+BUILT_IN = ("lexical", "seq2seq", "classifier", "llm", "mean", "clauses")
 PLUGIN_GROUP = "citetrain.nli"
 
 
@@ -39,7 +40,8 @@ def make_backend(name: str, **options: Any):
         return LexicalNLI(threshold=float(arg) if arg else options.get("threshold", 0.7))
     plugins = {} if kind in BUILT_IN else plugin_kinds()
     if (kind in BUILT_IN[1:] or kind in plugins) and not arg:
-        example = "mean:classifier:PATH+lexical" if kind == "mean" else f"{kind}:PATH"
+        example = {"mean": "mean:classifier:PATH+lexical",
+                   "clauses": "clauses:classifier:PATH"}.get(kind, f"{kind}:PATH")
         raise CitetrainError(f"NLI '{name}': give a model after the colon, e.g. {example}")
     if kind == "seq2seq":
         from citetrain.nli.seq2seq import Seq2SeqNLI
@@ -57,6 +59,10 @@ def make_backend(name: str, **options: Any):
         from citetrain.nli.mean import make_mean
 
         return make_mean(arg, make_backend, **options)
+    if kind == "clauses":
+        from citetrain.nli.clauses import make_clauses
+
+        return make_clauses(arg, make_backend, **options)
     if kind in plugins:
         return plugins[kind].load()(arg, **options)
     kinds = (*BUILT_IN, *sorted(plugins))

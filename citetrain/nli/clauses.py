@@ -1,0 +1,82 @@
+"""A judge that reads a statement whole and clause by clause: ``clauses:SPEC``.
+
+For a pair (premise, statement) with clause segments c_1 … c_n
+(:func:`~citetrain.text.segments.clause_segments`), the backend ``SPEC`` rates the whole
+statement and every segment against the same premise, and the three-way supports are averaged::
+
+    support = ½ · s(statement) + ½ · (1/n) · Σ_i s(c_i)        (n ≥ 2)
+    support = s(statement)                                       (one segment)
+
+so the expected level is ``(e_whole + mean_i e_i) / 2`` (it is linear in the support). The whole
+statement decides full against partial support; the segments' mean counts how much of the
+statement the premise supports, which is what ranks partially supported claims above unsupported
+ones (WiCE's three levels). Each segment is read with the backend's own premise handling, so a
+long premise yields each segment its own best evidence (``premise: select``). A two-way backend
+counts as ``(p, 0, 1 − p)``, as in :mod:`citetrain.nli.mean`.
+
+Cost: a statement of n ≥ 2 segments asks n + 1 pairs. ``clauses:SPEC`` composes with the other
+kinds: ``mean:clauses:classifier:PATH+lexical`` averages it with lexical recall.
+"""
+from __future__ import annotations
+
+from typing import Any, Callable, Sequence
+
+from citetrain.nli.base import NLIBackend, NLIResult, Pair
+from citetrain.nli.mean import three_way
+from citetrain.text.segments import clause_segments
+
+
+class ClausesNLI:
+    """``inner`` read on the whole statement and its clause segments (module docstring)."""
+
+    def __init__(self, inner: NLIBackend, min_words: int = 3) -> None:
+        self.inner = inner
+        self.min_words = min_words
+        self.is_baseline = inner.is_baseline
+        self.batch_size = inner.batch_size
+        rev = f"@{inner.revision}" if inner.revision else ""
+        self.model_id = f"clauses({inner.model_id}{rev})"
+        self.revision = f"v1-w{min_words}"
+
+    def __getattr__(self, name: str) -> Any:
+        # device, saved_stack, truncates, cut_statements: the inner backend's
+        if name in ("device", "saved_stack", "truncates", "cut_statements"):
+            return getattr(self.inner, name)
+        raise AttributeError(name)
+
+    def segments(self, statement: str) -> list[str]:
+        """The statement's clause segments (``[statement]`` when it has one)."""
+        return clause_segments(statement, self.min_words)
+
+    def cost(self, pair: Pair) -> int:
+        premise, statement = pair
+        parts = self.segments(statement)
+        extra = sum(self.inner.cost((premise, c)) for c in parts) if len(parts) > 1 else 0
+        return self.inner.cost(pair) + extra
+
+    def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
+        parts = [self.segments(h) for _, h in pairs]
+        asks = list(dict.fromkeys(
+            [tuple(p) for p in pairs]
+            + [(p, c) for (p, _), cs in zip(pairs, parts) if len(cs) > 1 for c in cs]))
+        order = sorted(asks, key=self.inner.cost, reverse=True)
+        step = max(1, self.inner.batch_size)
+        answers: dict[Pair, NLIResult] = {}
+        for i in range(0, len(order), step):
+            batch = order[i:i + step]
+            answers.update(zip(batch, self.inner.predict(batch)))
+        out = []
+        for (p, h), cs in zip(pairs, parts):
+            whole = three_way(answers[(p, h)])
+            if len(cs) > 1:
+                segs = [three_way(answers[(p, c)]) for c in cs]
+                whole = tuple(0.5 * whole[k] + 0.5 * sum(s[k] for s in segs) / len(segs)
+                              for k in range(3))
+            full, partial, no = whole
+            out.append(NLIResult(full, full >= partial and full >= no, (full, partial, no)))
+        return out
+
+
+def make_clauses(arg: str, make: Callable[..., Any], **options: Any) -> ClausesNLI:
+    """The backend of ``clauses:SPEC``; ``SPEC`` made by ``make(SPEC, **options)``."""
+    return ClausesNLI(make(arg, **options))
