@@ -15,7 +15,7 @@ from the runs' saved per-pair scores (where a judge loses to lexical recall: whi
 confuses). ``--read clauses``: every run's ``final`` model read as ``clauses:classifier:PATH`` (the
 whole statement and its clause segments averaged, :mod:`citetrain.nli.clauses`) on the validation
 split of ``--dataset``, its per-pair scores written to ``heldout_scores_clauses.jsonl`` in the run
-(what ``--combine`` and ``--measure`` then read).
+(what ``--combine`` and ``--measure`` then read; a later call reads the file instead of the model).
 Run: ``python bench/judge_seeds.py --row human=runs/a,runs/b --row 2stage=runs/c,runs/d``.
 """
 from __future__ import annotations
@@ -54,7 +54,11 @@ def figures(run: Path, dataset: Path, alone: bool = False) -> dict[str, dict[str
 def clause_figures(run: Path, dataset: Path) -> dict[str, dict[str, float]]:
     """``{source: {"model": auc, "lexical": auc}}`` of a run's model read clause by clause
     (``clauses:classifier:RUN/final``, alone), its per-pair scores written to
-    ``RUN/heldout_scores_clauses.jsonl``."""
+    ``RUN/heldout_scores_clauses.jsonl``; a run whose file is newer than its model is read from
+    the file (delete it to score again)."""
+    saved, weights = run / CLAUSE_SCORES, run / "final" / "model.safetensors"
+    if saved.is_file() and (not weights.is_file() or saved.stat().st_mtime > weights.stat().st_mtime):
+        return combined([run], "alone", scores=CLAUSE_SCORES)[str(run)]
     import datasets
     import torch
 

@@ -109,3 +109,36 @@ def test_a_row_without_a_source_prints_a_dash_and_no_verdict_on_it(capsys):
     assert said.splitlines()[4].split() == ["wice_tokens", "0.750", "0.800", "±", "0.000", "-"]
     assert js.print_table({"all": {"a": full}, "no-ab": {"b": {"wice": full["wice"]}}}) is False
     assert "no-ab minus lexical: wice +0.110\n" in capsys.readouterr().out
+
+
+def test_clause_reading_scores_once_then_reads_the_saved_file(tmp_path, monkeypatch):
+    """``--read clauses``: the run's model read as ``clauses:classifier:RUN/final`` on the
+    validation split; its per-pair scores are saved, and a second call reads them, not the model."""
+    import datasets
+
+    from citetrain.nli.registry import make_engine
+    from tests.nli.tiny_models import build_bert_classifier
+
+    folder = tmp_path / "r"
+    build_bert_classifier(folder / "final", ("not_supported", "partially_supported", "supported"),
+                          seed=4)
+    premise = "The bridge opened in 1932. It carries six lanes of traffic."
+    hyps = ["The bridge opened in 1932, and it carries six lanes.", "The tower is red.",
+            "The bridge opened in 1932, while the tower was painted red.", "The mill closed."]
+    val = datasets.Dataset.from_dict({"premise": [premise] * 4, "hypothesis": hyps,
+                                      "label": [2, 0, 2, 0], "group": ["a", "b", "c", "d"],
+                                      "source": ["ab:x"] * 4})
+    datasets.DatasetDict({"validation": val}).save_to_disk(str(tmp_path / "ds"))
+    figs = js.clause_figures(folder, tmp_path / "ds")
+    saved = [json.loads(x) for x in (folder / js.CLAUSE_SCORES).read_text().splitlines()]
+    engine = make_engine(f"clauses:classifier:{folder / 'final'}", cache=False, progress=False,
+                         device="cpu")
+    expected = [r.expected for r in engine.results([(premise, h) for h in hyps])]
+    assert [x["model"] for x in saved] == pytest.approx(expected, abs=1e-6)
+    assert set(figs) == {"ab"}
+
+    def no_model(*a, **k):
+        raise AssertionError("the model was read again")
+
+    monkeypatch.setattr("citetrain.nli.registry.make_engine", no_model)
+    assert js.clause_figures(folder, tmp_path / "ds") == figs

@@ -82,3 +82,25 @@ def test_meta_eval_ranks_expected_support_of_a_three_way_model(tmp_path, capsys,
         assert report["score"] == score
         means[score] = report["results"]["fake"]["roc_auc_mean"]
     assert means["expected"] == 1.0 and abs(means["entail"] - 2 / 3) < 1e-12
+
+
+def test_meta_eval_reads_a_judge_clause_by_clause(tmp_path, capsys):
+    """``--nli clauses:lexical``: the whole claim and its clause segments averaged, reported as
+    its own row ``clauses(...)`` beside the backend read whole; it ranks the three levels right."""
+    import json
+
+    evidence = ["The bridge opened in 1932.", "It carries six lanes of traffic."]
+    claims = (("The bridge opened in 1932, and it carries six lanes of traffic.", "supported"),
+              ("The bridge opened in 1932, while the tower was painted red by workers.",
+               "partially_supported"),
+              ("The tower was painted red, and the mayor demolished the old mill.", "not_supported"))
+    rows = [{"label": label, "supporting_sentences": [], "claim": claim, "evidence": evidence,
+             "meta": {"id": f"c{i}"}} for i, (claim, label) in enumerate(claims)]
+    path = tmp_path / "wice.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert main(["meta-eval", str(path), "--nli", "lexical,clauses:lexical", "--out",
+                 str(tmp_path / "o"), "--no-progress", "--no-cache"]) == 0
+    assert "clauses(" in capsys.readouterr().out
+    results = json.loads((tmp_path / "o" / "meta_eval.json").read_text())["results"]
+    clauses = next(v for k, v in results.items() if k.startswith("clauses("))
+    assert clauses["roc_auc_mean"] == 1.0
