@@ -22,6 +22,7 @@ from __future__ import annotations
 from typing import Any, Callable, Sequence
 
 from citetrain.nli.base import NLIBackend, NLIResult, Pair
+from citetrain.nli.engine import NLIEngine
 from citetrain.nli.mean import three_way
 from citetrain.text.segments import clause_segments
 
@@ -56,15 +57,10 @@ class ClausesNLI:
 
     def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
         parts = [self.segments(h) for _, h in pairs]
-        asks = list(dict.fromkeys(
-            [tuple(p) for p in pairs]
-            + [(p, c) for (p, _), cs in zip(pairs, parts) if len(cs) > 1 for c in cs]))
-        order = sorted(asks, key=self.inner.cost, reverse=True)
-        step = max(1, self.inner.batch_size)
-        answers: dict[Pair, NLIResult] = {}
-        for i in range(0, len(order), step):
-            batch = order[i:i + step]
-            answers.update(zip(batch, self.inner.predict(batch)))
+        asks = [tuple(p) for p in pairs] + [(p, c) for (p, _), cs in zip(pairs, parts)
+                                            if len(cs) > 1 for c in cs]
+        # the engine's dedup and length-sorted batches; a fresh one keeps no answers between calls
+        answers = dict(zip(asks, NLIEngine(self.inner, progress=False).results(asks)))
         out = []
         for (p, h), cs in zip(pairs, parts):
             whole = three_way(answers[(p, h)])
