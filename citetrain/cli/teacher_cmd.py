@@ -37,5 +37,6 @@ def run(args: argparse.Namespace) -> int:
         t = add_transfer(args.out, args.runs, args.transfer, args.transfer_weight,
                          args.transfer_limit)
         print(f"transfer: {t['pairs']} pairs of {args.transfer} read by {t['teachers']} teachers, "
-              f"weight {t['weight']:g} -> {args.out}")
+              f"weight {t['weight']:g} -> {args.out}"
+              + (f" ({t['resumed']} of them scored by an earlier, killed run)" if t["resumed"] else ""))
     return 0

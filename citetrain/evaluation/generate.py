@@ -2,7 +2,7 @@
 record, greedy batched generation (:func:`citetrain.models.generate.generate_texts`, or vLLM), the
 answer made the record's ``output`` as the training loop does.
 
-Work is cut into chunks of ``chunk`` records (:mod:`citetrain.evaluation.chunks`): a finished
+Work is cut into chunks of ``chunk`` records (:mod:`citetrain.io.chunks`): a finished
 chunk is saved at once, so a killed run resumes where it stopped. Under ``accelerate launch
 --num_processes N`` the unfinished chunks are dealt out among the processes, each saving into its
 own partial file; the main process waits for all and merges in input order. A chunk is always
@@ -19,7 +19,7 @@ from tqdm.auto import tqdm
 from citetrain.builders.prompts import generator_prompt
 from citetrain.builders.run import Ranks
 from citetrain.errors import CitetrainError
-from citetrain.evaluation.chunks import ChunkStore
+from citetrain.io.chunks import ChunkStore
 from citetrain.metrics.suites import SuiteModel
 from citetrain.models.generate import generate_texts
 from citetrain.records import Record

@@ -19,6 +19,7 @@ kinds: ``mean:clauses:classifier:PATH+lexical`` averages it with lexical recall.
 """
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from citetrain.nli.base import NLIBackend, NLIResult, Pair
@@ -46,8 +47,9 @@ class ClausesNLI:
         raise AttributeError(name)
 
     def segments(self, statement: str) -> list[str]:
-        """The statement's clause segments (``[statement]`` when it has one)."""
-        return clause_segments(statement, self.min_words)
+        """The statement's clause segments (``[statement]`` when it has one); cut once for the
+        engine's cost and the prediction."""
+        return list(_segments(statement, self.min_words))
 
     def cost(self, pair: Pair) -> int:
         premise, statement = pair
@@ -71,6 +73,11 @@ class ClausesNLI:
             full, partial, no = whole
             out.append(NLIResult(full, full >= partial and full >= no, (full, partial, no)))
         return out
+
+
+@lru_cache(maxsize=1 << 16)
+def _segments(statement: str, min_words: int) -> tuple[str, ...]:
+    return tuple(clause_segments(statement, min_words))
 
 
 def make_clauses(arg: str, make: Callable[..., Any], **options: Any) -> ClausesNLI:

@@ -272,17 +272,17 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     datasets.disable_progress_bars()
     id2label, label_map = head_labels(list(train_raw["label"]) + (
         list(eval_raw["label"]) if eval_raw is not None else []))
-    if recipe.model.head == "ordinal" and len(id2label) != 3:
-        raise CitetrainError("model.head: ordinal orders three support levels; the training "
-                             "pairs have no partial label")
+    three = [name for name, on in (("model.head: ordinal", recipe.model.head == "ordinal"),
+                                   ("data.teacher", d.teacher is not None),
+                                   ("data.not_full", bool(d.not_full))) if on]
+    if three and len(id2label) != 3:
+        raise CitetrainError(f"{' and '.join(three)}: these train three support levels; the "
+                             "training pairs have no partial label")
     trainer_class, counts = Trainer, None
     if d.teacher is not None or d.not_full:
         from citetrain.train.distill import read_teacher_rows
         from citetrain.train.targets import target_trainer_class, training_targets
 
-        if len(id2label) != 3:
-            raise CitetrainError("data.teacher / data.not_full train the three-way head; the "
-                                 "training pairs have no partial label")
         targets, counts = training_targets(
             train_raw, read_teacher_rows(d.teacher) if d.teacher is not None else {},
             d.teacher_weight, d.not_full)

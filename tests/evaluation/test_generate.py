@@ -106,7 +106,7 @@ def test_generation_settings_are_part_of_the_partial_header(generator, questions
     capsys.readouterr()
     assert main(["eval", str(suite), "--out", str(out), "--no-progress",
                  "--max-new-tokens", "7"]) == 2
-    assert "generation setting" in capsys.readouterr().err
+    assert "a partial run of another input, checkpoint or setting" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("words", [None, 5])

@@ -117,5 +117,5 @@ def test_a_two_way_head_cannot_be_ordinal(tiny_bert, tmp_path):
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(24))
     data = recipe_data(tiny_bert, [str(ab)], tmp_path, max_steps=2)
     data["model"]["head"] = "ordinal"
-    with pytest.raises(CitetrainError, match="model.head: ordinal orders three support levels"):
+    with pytest.raises(CitetrainError, match="model.head: ordinal: these train three support levels; the training pairs have no partial label"):
         train(validate_recipe(data))

@@ -49,7 +49,8 @@ def test_transfer_pairs_are_averaged_over_teachers_and_appended_with_their_weigh
     runs = _runs(tmp_path, ["t0", "t1"])
     by_run = {runs[0] / "final": Fixed((0.6, 0.3, 0.1)), runs[1] / "final": Fixed((0.2, 0.1, 0.7))}
     info = add_transfer(teacher, runs, built, 0.75, engine=by_run.__getitem__)
-    assert info == {"pairs": 6, "teachers": 2, "weight": 0.75}  # the known pair is kept
+    assert info == {"pairs": 6, "teachers": 2, "weight": 0.75, "resumed": 0}  # the known pair is kept
+    assert list(tmp_path.glob("*.partial.jsonl")) == []
     lines = teacher.read_text().splitlines()
     assert lines[:2] == [human, known]
     rows = read_teacher_rows(teacher)
@@ -60,6 +61,50 @@ def test_transfer_pairs_are_averaged_over_teachers_and_appended_with_their_weigh
     assert rows[pair_key(*pairs[0])] == ([0.3, 0.3, 0.4], None)
     with pytest.raises(CitetrainError, match="no pairs of .* that .* lacks"):
         add_transfer(teacher, runs, built, engine=by_run.__getitem__)
+
+
+class Counting:
+    """A judge whose support of a pair is a function of its hypothesis; it counts the pairs it
+    reads and fails once it has read ``fail_after`` of them."""
+
+    def __init__(self, fail_after: int | None = None):
+        self.read, self.fail_after = 0, fail_after
+
+    def results(self, pairs):
+        if self.fail_after is not None and self.read + len(pairs) > self.fail_after:
+            raise KeyboardInterrupt
+        self.read += len(pairs)
+        out = []
+        for _, h in pairs:
+            full = (len(h) % 7) / 10
+            out.append(NLIResult(prob=full, label=False, support=(full, 0.2, 0.8 - full)))
+        return out
+
+
+def test_a_killed_scoring_resumes_from_its_finished_chunks(tmp_path):
+    built = write_built(tmp_path / "built", 12)  # 7 distinct train pairs
+    human = json.dumps({"key": "human-1", "probs": [0.1, 0.2, 0.7], "teachers": 3}) + "\n"
+    runs = _runs(tmp_path, ["t0", "t1"])
+    whole = tmp_path / "whole.jsonl"
+    whole.write_text(human)
+    add_transfer(whole, runs, built, engine=lambda _: Counting(), chunk=3, progress=False)
+
+    teacher = tmp_path / "teacher.jsonl"
+    teacher.write_text(human)
+    judges = {runs[0] / "final": Counting(), runs[1] / "final": Counting(fail_after=4)}
+    with pytest.raises(KeyboardInterrupt):  # the second teacher dies in the second chunk
+        add_transfer(teacher, runs, built, engine=judges.__getitem__, chunk=3, progress=False)
+    assert teacher.read_text() == human  # nothing appended yet
+    partial = tmp_path / "teacher.rank-0.partial.jsonl"
+    assert [json.loads(x)["chunk"] for x in partial.read_text().splitlines()[1:]] == [0]
+    # another chunk size (or weight, build, teachers) is another run: refused, not mixed in
+    with pytest.raises(CitetrainError, match="a partial run of another input, checkpoint or setting"):
+        add_transfer(teacher, runs, built, engine=judges.__getitem__, chunk=2, progress=False)
+    again = {runs[0] / "final": Counting(), runs[1] / "final": Counting()}
+    info = add_transfer(teacher, runs, built, engine=again.__getitem__, chunk=3, progress=False)
+    assert info["pairs"] == 7 and info["resumed"] == 3
+    assert [j.read for j in again.values()] == [4, 4]  # chunks 1 and 2 only
+    assert teacher.read_text() == whole.read_text() and not partial.exists()
 
 
 def test_limit_and_errors(tmp_path):

@@ -1,11 +1,12 @@
-"""Finished chunks of a generation run, kept in partial files beside the predictions so that a
-killed run resumes without generating a finished chunk again.
+"""Finished chunks of a long job, kept in partial files beside its output so that a killed run
+resumes without doing a finished chunk again: generation (:mod:`citetrain.evaluation.generate`)
+and the teachers' scores of transfer pairs (:mod:`citetrain.train.transfer`).
 
-One file per process that generated: ``<predictions stem>.rank-R.partial.jsonl``, a header line
-(the input files' sha256, the checkpoint, the generation settings) then one
-``{"chunk", "ids", "outputs"}`` line per finished chunk, appended, flushed and fsynced. A line cut
-by a kill is dropped (the chunk is generated again); a partial file whose header differs (another
-input, checkpoint or setting) is refused with one line rather than mixed in.
+One file per process: ``<output stem>.rank-R.partial.jsonl``, a header line (what the run reads
+and its settings: input files' sha256, checkpoint, models) then one ``{"chunk", "ids", "outputs"}``
+line per finished chunk (``outputs``: any JSON values, one per id), appended, flushed and fsynced.
+A line cut by a kill is dropped (the chunk is done again); a partial file whose header differs
+(another input, checkpoint or setting) is refused with one line rather than mixed in.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def _rows(text: str) -> tuple[Any, list[dict[str, Any]], int]:
 
 
 class ChunkStore:
-    """The partial files of the predictions at ``predictions`` for this process (``rank``)."""
+    """The partial files of the output at ``predictions`` for this process (``rank``)."""
 
     def __init__(self, predictions: str | os.PathLike[str], header: dict[str, Any],
                  rank: int = 0) -> None:
@@ -65,7 +66,7 @@ class ChunkStore:
             header, _, _ = _rows(text)
             if header != self.header:
                 raise CitetrainError(f"{path}: a partial run of another input, checkpoint or "
-                                     "generation setting; delete it to start again")
+                                     "setting; delete it to start again")
         if not self.path.exists():
             atomic_write_text(self.path, json.dumps(self.header) + "\n")
             return
@@ -84,7 +85,7 @@ class ChunkStore:
                 done.update((row["chunk"], row) for row in rows)
         return done
 
-    def append(self, chunk: int, ids: Sequence[str], outputs: Sequence[str]) -> None:
+    def append(self, chunk: int, ids: Sequence[str], outputs: Sequence[Any]) -> None:
         """Save one finished chunk (on disk when this returns)."""
         row = {"chunk": chunk, "ids": list(ids), "outputs": list(outputs)}
         with open(self.path, "a", encoding="utf-8") as fh:
@@ -93,6 +94,6 @@ class ChunkStore:
             os.fsync(fh.fileno())
 
     def finish(self) -> None:
-        """Remove every partial file once the predictions and the report are written."""
+        """Remove every partial file once the output is written."""
         for path in self.files():
             path.unlink(missing_ok=True)

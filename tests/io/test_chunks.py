@@ -7,7 +7,7 @@ import json
 import pytest
 
 from citetrain.errors import CitetrainError
-from citetrain.evaluation.chunks import ChunkStore
+from citetrain.io.chunks import ChunkStore
 
 HEADER = {"inputs": [{"path": "q.jsonl", "sha256": "ab"}], "settings": {"chunk": 2}}
 
@@ -56,6 +56,6 @@ def test_a_partial_file_of_another_run_is_refused(tmp_path):
     ChunkStore(target, HEADER, 1).prepare()  # left by another run's second process
     other = ChunkStore(target, {**HEADER, "settings": {"chunk": 3}}, 0)
     with pytest.raises(CitetrainError, match=r"predictions.rank-1.partial.jsonl: a partial run of "
-                                             "another input, checkpoint or generation setting"):
+                                             "another input, checkpoint or setting"):
         other.prepare()
     assert other.finished() == {}
