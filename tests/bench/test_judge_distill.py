@@ -140,7 +140,7 @@ def test_a_transfer_run_scores_the_build_with_every_fold_teacher_then_trains_stu
                                       "--human", str(tmp_path / "h" / "dataset")])
     jd.main()
     said = capsys.readouterr().out
-    assert "[distill] transfer: {'pairs': 5, 'teachers': 2, 'weight': 1.0}" in said
+    assert "[distill] transfer: {'pairs': 5, 'teachers': 2, 'weight': 1.0, 'resumed': 0}" in said
     rows = [json.loads(x) for x in (out / "teacher-transfer.jsonl").read_text().splitlines()]
     assert [r.get("weight") for r in rows] == [None, None] + [1.0] * 5
     assert all(r["probs"] == [0.1, 0.3, 0.6] for r in rows[2:])  # (no, partial, full)
