@@ -59,17 +59,18 @@ def sentences(text: str, max_words: int = 64) -> list[str]:
 
 
 def select_evidence(premise: str, hypothesis: str, room: int,
-                    count: Callable[[list[str]], list[int]]) -> str:
+                    count: Callable[[list[str]], list[int]],
+                    split: tuple[list[str], list[int]] | None = None) -> str:
     """The sentences of ``premise`` that best cover ``hypothesis``'s content words, at most
-    ``room`` tokens (``count`` gives each sentence's token count), joined in page order.
+    ``room`` tokens (``count`` gives each sentence's token count), joined in page order;
+    ``split``: the premise's sentences and their token counts, when known already.
 
     Greedy: the sentence adding the most uncovered content words, ties broken by its total
     overlap and then by position, while it fits; a premise that fits is returned unchanged.
     """
     from citetrain.nli.lexical import content_words
 
-    parts = sentences(premise)
-    lengths = count(parts) if parts else []
+    parts, lengths = split if split is not None else split_premises([premise], count)[premise]
     if sum(lengths) <= room:
         return premise
     want = content_words(hypothesis)[0]
@@ -86,6 +87,16 @@ def select_evidence(premise: str, hypothesis: str, room: int,
         covered |= overlap[best]
         used += lengths[best]
     return " ".join(parts[i] for i in sorted(chosen)) if chosen else premise
+
+
+def split_premises(premises: Sequence[str], count: Callable[[list[str]], list[int]]
+                   ) -> dict[str, tuple[list[str], list[int]]]:
+    """Each distinct premise's sentences and their token counts, all counted in one ``count``
+    call (a passage read against many statements is split and counted once)."""
+    parts = {p: sentences(p) for p in dict.fromkeys(premises)}
+    flat = [s for ss in parts.values() for s in ss]
+    lengths = iter(count(flat) if flat else [])
+    return {p: (ss, [next(lengths) for _ in ss]) for p, ss in parts.items()}
 
 
 def _norm(name: str) -> str:
@@ -128,7 +139,8 @@ def select_premises(pairs: Sequence[Pair], tokenizer: Any, max_length: int,
     hyps = list(read_as) if read_as is not None else [h for _, h in pairs]
     count = partial(token_lengths, tokenizer)
     hyp_lengths = count(hyps) if hyps else []
-    return [select_evidence(p, h, max_length - n - extra, count)
+    splits = split_premises([p for p, _ in pairs], count)
+    return [select_evidence(p, h, max_length - n - extra, count, splits[p])
             for (p, h), n in zip(pairs, hyp_lengths)]
 
 

@@ -39,6 +39,12 @@ def content_tokens(text: str) -> list[tuple[str, str, bool]]:
     """``(token, key, is_number)`` for each content token of a text, in order: lower-cased tokens
     that are numbers (key without commas) or words of two letters or more that are not stop
     words (key: the Porter stem)."""
+    return list(_content_tokens(text))
+
+
+@lru_cache(maxsize=65_536)
+def _content_tokens(text: str) -> tuple[tuple[str, str, bool], ...]:
+    # cached per text: a judge reads each passage and each statement against many others
     stop = _stop_words()
     out = []
     for tok in _TOKEN.findall(text.lower()):
@@ -46,13 +52,15 @@ def content_tokens(text: str) -> list[tuple[str, str, bool]]:
             out.append((tok, tok.replace(",", ""), True))
         elif tok not in stop and len(tok) > 1:
             out.append((tok, _stem(tok), False))
-    return out
+    return tuple(out)
 
 
-def content_words(text: str) -> tuple[set[str], set[str]]:
-    """(stemmed content words, numbers) of a text."""
-    toks = content_tokens(text)
-    return {key for _, key, _ in toks}, {key for _, key, num in toks if num}
+@lru_cache(maxsize=65_536)
+def content_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(stemmed content words, numbers) of a text; cached per text (frozen sets, so that no
+    caller changes another's)."""
+    toks = _content_tokens(text)
+    return frozenset(key for _, key, _ in toks), frozenset(key for _, key, num in toks if num)
 
 
 def recall(hypothesis_words: set[str], premise_words: set[str]) -> float:

@@ -11,6 +11,15 @@ def test_content_words_drop_stop_words_and_stem():
     assert "the" not in words and "on" not in words
 
 
+def test_content_words_are_computed_once_per_text_and_frozen():
+    text = "A passage that a judge reads against many statements."
+    first = content_words(text)
+    assert content_words(text) is first  # cached: the same sets, not recomputed
+    assert isinstance(first[0], frozenset) and isinstance(first[1], frozenset)
+    with pytest.raises(AttributeError):
+        first[0].add("x")  # so that no caller can change another's
+
+
 def test_recall_and_numbers():
     nli = LexicalNLI(threshold=0.7)
     full, part, wrong_number, empty = nli.predict([
