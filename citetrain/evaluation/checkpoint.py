@@ -8,7 +8,6 @@
 """
 from __future__ import annotations
 
-import hashlib
 from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
@@ -18,6 +17,7 @@ from citetrain.errors import CitetrainError
 from citetrain.evaluation.inputs import RunOptions, input_hashes, out_dir, read_inputs
 from citetrain.evaluation.kinds import checkpoint_identity, resolve_kind
 from citetrain.evaluation.report import change_table, score, suite_engine, write_report
+from citetrain.io.chunks import ids_sha256
 from citetrain.io.writers import atomic_write_text, write_records
 from citetrain.metrics.suites import Suite
 from citetrain.records import Record
@@ -44,15 +44,11 @@ def run_checkpoint(suite: Suite, opts: RunOptions) -> int:
     return run_judge(suite, opts)
 
 
-def _records_digest(records: Sequence[Record]) -> str:
-    return hashlib.sha256("\n".join(r.id for r in records).encode("utf-8")).hexdigest()
-
-
 def _header(suite: Suite, records: Sequence[Record], **extra: Any) -> dict[str, Any]:
     """What a partial run is checked against: the inputs, the records read from them, the
     checkpoint and the settings."""
     return {"inputs": input_hashes(suite), "records": len(records),
-            "record_ids_sha256": _records_digest(records),
+            "record_ids_sha256": ids_sha256([r.id for r in records]),
             "checkpoint": checkpoint_identity(suite.model.path), **extra}
 
 

@@ -10,6 +10,7 @@ A line cut by a kill is dropped (the chunk is done again); a partial file whose 
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 from pathlib import Path
@@ -40,6 +41,11 @@ def _rows(text: str) -> tuple[Any, list[dict[str, Any]], int]:
             break
         rows.append(row)
     return header, rows, 1 + len(rows) if lines else 0
+
+
+def ids_sha256(ids: Sequence[str]) -> str:
+    """sha256 of ids joined by newlines: what a header names a run's work list by."""
+    return hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()
 
 
 class ChunkStore:

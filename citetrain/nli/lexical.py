@@ -42,7 +42,7 @@ def content_tokens(text: str) -> list[tuple[str, str, bool]]:
     return list(_content_tokens(text))
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)  # texts of a few batches; whole pages as keys, so not more
 def _content_tokens(text: str) -> tuple[tuple[str, str, bool], ...]:
     # cached per text: a judge reads each passage and each statement against many others
     stop = _stop_words()
@@ -55,7 +55,7 @@ def _content_tokens(text: str) -> tuple[tuple[str, str, bool], ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=65_536)
+@lru_cache(maxsize=8_192)
 def content_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
     """(stemmed content words, numbers) of a text; cached per text (frozen sets, so that no
     caller changes another's)."""

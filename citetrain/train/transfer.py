@@ -73,12 +73,10 @@ def average_scores(finals: list[Path], pairs: list[tuple[str, str]],
     ``engine(final)`` loads a judge (default :func:`~citetrain.train.judge_card.load_judge`)."""
     from citetrain.train.distill import LEVELS
 
-    if engine is None:
-        from citetrain.train.judge_card import load_judge as engine
+    engine = engine or _load
     sums = [[0.0] * LEVELS for _ in pairs]
     for final in finals:
-        judge = engine(final)
-        for acc, r in zip(sums, judge.results(pairs)):
+        for acc, r in zip(sums, engine(final).results(pairs)):
             if r.support is None:
                 raise CitetrainError(f"--transfer: {final} is a two-way judge; teachers need the "
                                      "three-way head")
@@ -98,7 +96,7 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
     "weight", "resumed"}`` (``resumed``: pairs a killed run had scored already)."""
     from tqdm.auto import tqdm
 
-    from citetrain.io.chunks import ChunkStore
+    from citetrain.io.chunks import ChunkStore, ids_sha256
     from citetrain.io.writers import atomic_write_text
     from citetrain.train.distill import pair_key, read_teacher
 
@@ -115,7 +113,7 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
     keys = [pair_key(p, h) for p, h in pairs]
     store = ChunkStore(teacher, {"transfer": str(build), "teachers": [_identity(f) for f in finals],
                                  "weight": weight, "limit": limit, "chunk": chunk,
-                                 "pairs_sha256": _digest(keys)})
+                                 "pairs_sha256": ids_sha256(keys)})
     store.prepare()
     done = {c: row["outputs"] for c, row in store.finished().items()}
     loaded: dict[Path, Any] = {}
@@ -126,7 +124,7 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
         return loaded[final]
 
     starts = range(0, len(pairs), chunk)
-    resumed = sum(len(done[i // chunk]) for i in starts if i // chunk in done)
+    resumed = sum(len(x) for x in done.values())  # the header fixes the pairs and the chunk size
     bar = tqdm(total=len(pairs), initial=resumed, desc="transfer pairs", unit="pair",
                disable=not progress)
     probs: list[list[float]] = []
@@ -158,8 +156,3 @@ def _identity(final: Path) -> list[Any]:
     files = [f for f in final.iterdir() if f.is_file()]
     return [str(final), max((f.stat().st_mtime_ns for f in files), default=0)]
 
-
-def _digest(keys: list[str]) -> str:
-    import hashlib
-
-    return hashlib.sha256("\n".join(keys).encode("utf-8")).hexdigest()
