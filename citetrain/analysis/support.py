@@ -4,11 +4,17 @@ the ``citeeval`` metric.
 The analysis, in rounds batched across every statement given:
 
 1. context: ``query`` if φ(question, s); else ``response`` if φ(earlier statements, s);
-2. for the statements that need it, φ of the cited set C (distinct in-range ids) and of C minus
-   each citation, then the minimal supporting subsets (:mod:`citetrain.analysis.subsets`: each
-   doc alone, the union of the rest, pairs, triples ...);
+2. for the statements that need it, the minimal supporting subsets
+   (:mod:`citetrain.analysis.subsets`: each doc alone, the union of the rest, pairs, triples ...);
 3. a statement not labelled in 1 is ``retrieval`` when some docs entail it, else ``model``;
-   edits (:func:`silver_edits`) and the EDITDIST rating for retrieval statements.
+4. φ of the cited set C (distinct in-range ids) and of C minus each citation: for every searched
+   statement (builders, whose rows carry them), or for the retrieval statements only (the
+   metric: only their edits read them), then edits (:func:`silver_edits`) and the EDITDIST
+   rating for retrieval statements.
+
+Every round's answers decide only what later rounds read, so asking a statement's response
+context only when the question does not entail it, and its cited set only once it is known to be
+a retrieval statement, gives the same contexts, edits and ratings under any NLI model.
 """
 from __future__ import annotations
 
@@ -203,19 +209,20 @@ def _ask(engine: NLIEngine, jobs: list[Job]) -> list[NLIResult]:
 
 
 def _context_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine) -> None:
-    jobs: list[Job] = []
+    """Context ``query`` where φ(question, s), else ``response`` where φ(earlier statements, s):
+    two rounds, so a statement the question entails is not asked against the earlier ones."""
     for s in stmts:
         if is_empty_statement(s.text):
             s.context = "model"
-            continue
-        if s.question.strip():
-            jobs.append((s, "query", (s.question, s.text)))
-        if s.earlier:
-            jobs.append((s, "response", (s.earlier, s.text)))
-    hits = {(id(s), kind) for (s, kind, _), r in zip(jobs, _ask(engine, jobs)) if r.label}
-    for s in stmts:
-        if s.context is None:
-            s.context = next((k for k in ("query", "response") if (id(s), k) in hits), None)
+    for kind in ("query", "response"):
+        jobs: list[Job] = []
+        for s in stmts:
+            premise = s.question if kind == "query" else s.earlier
+            if s.context is None and (premise.strip() if kind == "query" else premise):
+                jobs.append((s, kind, (premise, s.text)))
+        for (s, _, _), r in zip(jobs, _ask(engine, jobs)):
+            if r.label:
+                s.context = kind
 
 
 def _cited_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine) -> None:
@@ -250,7 +257,8 @@ def analyse(
     _context_round(stmts, engine)
     todo = [s for s in stmts if not is_empty_statement(s.text)
             and (search_all or s.context is None)]
-    _cited_round(todo, engine)
+    if search_all:  # the builders' rows carry the cited set's entailment for every statement
+        _cited_round(todo, engine)
     for s in todo:
         s.search = SubsetSearch(len(s.docs), max_size, exhaustive, union_first=union_first,
                                 cited=tuple(s.valid))
@@ -263,6 +271,8 @@ def analyse(
     for s in todo:
         if s.context is None:
             s.context = "retrieval" if s.search.supported else "model"  # type: ignore[union-attr]
+    if not search_all:  # the cited set is read by the edits of retrieval statements only
+        _cited_round([s for s in todo if s.context == "retrieval"], engine)
     for s in stmts:
         if s.context == "retrieval":
             s.edits = silver_edits(s.cites, len(s.docs), s.single, s.partial, s.joint, s.loo,

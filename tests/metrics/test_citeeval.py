@@ -16,7 +16,7 @@ from citetrain.metrics.itercoe import parse_context_labels, parse_itercoe, rende
 from citetrain.nli.engine import NLIEngine
 from citetrain.nli.lexical import LexicalNLI
 from citetrain.nli.table import TableNLI
-from citetrain.records import Doc, Record
+from citetrain.records import Doc, Record, join_docs
 from citetrain.text.statements import statements
 
 SAMPLE = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "citeeval" / \
@@ -85,9 +85,29 @@ def test_contexts_edits_ratings_and_scenarios():
                                  "n_applicable_full": 0, "citeeval_cited": None,
                                  "n_applicable_cited": 0}
     assert res.info["contexts"] == {"query": 1, "retrieval": 3, "model": 2, "response": 1}
-    # rounds: context, cited sets, single docs, union of the rest, pairs, triples -> 6 engine
-    # calls for all records together
-    assert eng.calls == 6
+    # rounds: query, response, single docs, union of the rest, pairs, triples, then the cited sets
+    # of the retrieval statements -> 7 engine calls for all records together
+    assert eng.calls == 7
+
+
+def test_asks_only_what_a_later_round_reads():
+    """A statement the question entails is not asked against the earlier statements, and the
+    cited set of a statement no doc supports (context model) is not asked: same rows, fewer pairs."""
+    table = TableNLI(TABLE)
+    rec = Record(id="q", question="On the nile long river.", docs=DOCS,
+                 output="Fish can fly [1][2]. The Nile is long [1][2].")
+    rows = citeeval([rec], NLIEngine(table, progress=False)).per_statement
+    assert [r["context"] for r in rows] == ["model", "query"]
+    asked = set(table.calls)
+    assert ("Fish can fly.", "The Nile is long.") not in asked  # the response context
+    assert (join_docs(DOCS, [1, 2]), "Fish can fly.") not in asked  # the cited set C
+    assert ("On the nile long river.", "Fish can fly.") in asked
+    # a retrieval statement's cited set is still asked (its edits read it)
+    table = TableNLI(TABLE)
+    rec = Record(id="n", question="q", docs=DOCS, output="The Nile is long [1][2].")
+    row = citeeval([rec], NLIEngine(table, progress=False)).per_statement[0]
+    assert row["context"] == "retrieval" and (join_docs(DOCS, [1, 2]), "The Nile is long.") in table.calls
+    assert row["edits"] == [("delete-misleading", 2), ("add-credibility", 3)]
 
 
 def test_scenario_cut_and_out_of_range():
