@@ -12,7 +12,9 @@ A run whose recipe set ``eval.stack`` counts as saved, stacked with lexical reca
 NAME:alone=RUNS`` reads the same runs' models alone. ``--measure ps_vs_ns`` (or ``fs_vs_ns``,
 ``fs_vs_ps``): one of the one-vs-one ROC-AUCs instead of their mean, on the three-level sources,
 from the runs' saved per-pair scores (where a judge loses to lexical recall: which levels it
-confuses). ``--read clauses``: every run's ``final`` model read as ``clauses:classifier:PATH`` (the
+confuses). ``--bootstrap N``: how sure the last row's margins over lexical
+recall are, from N resamples of the held-out claims (:func:`bootstrap_margins`). ``--read
+clauses``: every run's ``final`` model read as ``clauses:classifier:PATH`` (the
 whole statement and its clause segments averaged, :mod:`citetrain.nli.clauses`) on the validation
 split of ``--dataset``, its per-pair scores written to ``heldout_scores_clauses.jsonl`` in the run
 (what ``--combine`` and ``--measure`` then read; a later call reads the file instead of the model).
@@ -112,6 +114,81 @@ def combined(runs: list[Path], how: str, size: int | None = None,
     return out
 
 
+def bootstrap_margins(runs: list[Path], how: str = "alone", resamples: int = 1000, seed: int = 0,
+                      margin: float = 0.03,
+                      scores: str = "heldout_scores.jsonl") -> dict[str, dict[str, float]]:
+    """How sure the verdict is: per source of ``MAIN``, the runs' mean ROC-AUC minus lexical
+    recall's (``how``: each run's model alone, or ``lexmean``, (e + r) / 2), with a paired cluster
+    bootstrap over the held-out claims (``scipy.stats.bootstrap``, percentile interval): each
+    resample draws a source's claims (``group``) with replacement, every pair of a drawn claim
+    with it, the same claims for every run and for lexical recall. Per source: ``margin``
+    (observed), ``sd``, ``low`` / ``high`` (95 %) and ``p``, the fraction of resamples that clear
+    that source's part of the bar (WiCE by ``margin``, the others above 0); ``bar`` holds ``p``
+    of all three at once, their product, since the sources are resampled independently."""
+    import inspect
+
+    import numpy as np
+    from scipy.stats import bootstrap
+
+    from citetrain.metrics.meta import support_auc
+
+    tables = [[json.loads(x) for x in (r / scores).read_text().splitlines()] for r in runs]
+    keys = [[(x["source"], x["group"], x["label"]) for x in t] for t in tables]
+    if any(k != keys[0] for k in keys):
+        raise SystemExit("--bootstrap: the runs scored different held-out pairs")
+    rng = np.random.default_rng(seed)
+    seeded = {"rng" if "rng" in inspect.signature(bootstrap).parameters else "random_state": rng}
+    out: dict[str, dict[str, float]] = {}
+    bar = 1.0
+    for src in MAIN:
+        claims: dict[str, list[int]] = {}
+        for i, x in enumerate(tables[0]):
+            if x["source"] == src:
+                claims.setdefault(x["group"], []).append(i)
+        if not claims:
+            continue
+        members = list(claims.values())
+        labels = [x["label"] for x in tables[0]]
+        lexical = [x["lexical"] for x in tables[0]]
+        models = [[(x["model"] + x["lexical"]) / 2 if how == "lexmean" else x["model"] for x in t]
+                  for t in tables]
+
+        def diff(drawn: np.ndarray) -> float:
+            idx = [i for c in drawn for i in members[int(c)]]
+            lab = [labels[i] for i in idx]
+            lex = support_auc([lexical[i] for i in idx], lab)
+            return statistics.mean(support_auc([m[i] for i in idx], lab) for m in models) - lex
+
+        res = bootstrap((np.arange(len(members)),), diff, n_resamples=resamples, vectorized=False,
+                        method="percentile", **seeded)
+        dist = res.bootstrap_distribution
+        need = margin if src == "wice" else 0.0
+        p = float(np.mean(dist >= need) if src == "wice" else np.mean(dist > need))
+        bar *= p
+        out[src] = {"margin": diff(np.arange(len(members))), "sd": float(res.standard_error),
+                    "low": float(res.confidence_interval.low),
+                    "high": float(res.confidence_interval.high), "p": p}
+    if set(out) == set(MAIN):
+        out["bar"] = {"p": bar}
+    return out
+
+
+def print_bootstrap(name: str, runs: list[Path], how: str, resamples: int, seed: int,
+                    margin: float, scores: str) -> None:
+    """:func:`bootstrap_margins` of one row, one line per source and the bar's line."""
+    res = bootstrap_margins(runs, how, resamples, seed, margin, scores)
+    print(f"\nbootstrap over the held-out claims ({resamples} resamples, seed {seed}): {name}"
+          f"{':' + how if how != 'alone' else ''} minus lexical, mean over its {len(runs)} runs")
+    for src, r in res.items():
+        if src == "bar":
+            print(f"  clears the bar (WiCE by {margin}, the others above 0) in {r['p']:.0%} "
+                  "of resamples")
+            continue
+        need = f">= {margin}" if src == "wice" else "> 0"
+        print(f"  {src:<18}{r['margin']:+.4f}  sd {r['sd']:.4f}  95% [{r['low']:+.4f}, "
+              f"{r['high']:+.4f}]  P({need}) {r['p']:.2f}")
+
+
 def spread(values: list[float]) -> str:
     sd = statistics.stdev(values) if len(values) > 1 else 0.0
     return f"{statistics.mean(values):.3f} ± {sd:.3f}"
@@ -165,6 +242,10 @@ def main() -> None:
                     "mean, from the runs' heldout_scores.jsonl; three-level sources only")
     ap.add_argument("--ensemble-size", type=int, metavar="K",
                     help="ensembles of K runs each (disjoint, in the row's order): mean ± sd over them")
+    ap.add_argument("--bootstrap", type=int, metavar="N",
+                    help="also N resamples of the held-out claims: how sure the last row's margins "
+                    "over lexical recall are (alone, and as each --combine lexmean)")
+    ap.add_argument("--bootstrap-seed", type=int, default=0)
     ap.add_argument("--read", choices=("clauses",),
                     help="read every run's model clause by clause (clauses:classifier:RUN/final)")
     args = ap.parse_args()
@@ -186,6 +267,11 @@ def main() -> None:
         for how in args.combine:
             figs[f"{name}:{how}"] = combined(runs, how, args.ensemble_size, args.measure, scores)
     print_table(figs, args.margin, args.row[-1].partition("=")[0])
+    if args.bootstrap:
+        name, _, names = args.row[-1].partition("=")
+        runs = [Path(r) for r in names.split(",") if r]
+        for how in ["alone"] + [c for c in args.combine if c == "lexmean"]:
+            print_bootstrap(name, runs, how, args.bootstrap, args.bootstrap_seed, args.margin, scores)
 
 
 if __name__ == "__main__":

@@ -104,6 +104,21 @@ def ovo_roc_auc(scores: Sequence[float], labels3: Sequence[Any]) -> dict[str, fl
     return _ovo(scores, labels3)[0]
 
 
+def is_support_levels(levels: set) -> bool:
+    """Labels read as support levels (one-vs-one ROC-AUC): within {0, 1, 2}, full support present."""
+    return levels <= {0, 1, 2} and 2 in levels
+
+
+def support_auc(scores: Sequence[float], labels: Sequence[Any]) -> float:
+    """The ROC-AUC that :func:`meta_evaluate` reports, alone (no correlations, no NDCG): the
+    one-vs-one mean on support levels, else the binary ROC-AUC; NaN where it has none."""
+    s, y = _arrays(scores, labels)
+    levels = set(np.unique(y).tolist())
+    if is_support_levels(levels):
+        return _ovo(s, y)[0]["mean"]
+    return binary_roc_auc(s, y) if levels <= {0, 1} else math.nan
+
+
 def _groups(groups: Sequence[Hashable]) -> list[list[int]]:
     """Item indices per group, groups in order of first appearance."""
     index: dict[Hashable, list[int]] = {}
@@ -154,7 +169,7 @@ def meta_evaluate(
     notes: list[str] = []
     levels = set(np.unique(y).tolist())
     if three_way is None:
-        three_way = levels <= {0, 1, 2} and 2 in levels
+        three_way = is_support_levels(levels)
     if three_way:
         if not levels <= {0, 1, 2}:
             raise ValueError(f"three-way labels must be 0, 1 or 2, got {sorted(levels)}")

@@ -142,3 +142,61 @@ def test_clause_reading_scores_once_then_reads_the_saved_file(tmp_path, monkeypa
 
     monkeypatch.setattr("citetrain.nli.registry.make_engine", no_model)
     assert js.clause_figures(folder, tmp_path / "ds") == figs
+
+
+def main_sources(tmp_path: Path, name: str, model, lexical, claims: int = 20) -> Path:
+    """A run of ``claims`` claims per source of the verdict, half of them supported (2), half not."""
+    folder = tmp_path / name
+    folder.mkdir()
+    rows = [{"source": src, "group": f"{src}{i}", "label": 2 if i % 2 else 0,
+             "model": model(i), "lexical": lexical(i)} for src in js.MAIN for i in range(claims)]
+    (folder / "heldout_scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return folder
+
+
+def test_bootstrap_pairs_the_claims_of_the_runs_and_of_lexical_recall(tmp_path):
+    # the model orders every drawn pair of claims right and lexical recall every one wrong: the
+    # margin is 1 in every resample (both levels drawn), so no spread and the bar always cleared
+    good = main_sources(tmp_path, "good", lambda i: i % 2 + i / 100, lambda i: 1 - i % 2)
+    res = js.bootstrap_margins([good, good], resamples=200)
+    for src in js.MAIN:
+        assert res[src]["margin"] == 1.0 and res[src]["sd"] == pytest.approx(0, abs=1e-9)
+        assert res[src]["p"] == 1.0
+    assert res["bar"]["p"] == 1.0
+    # a model equal to lexical recall: 0 in every resample, when the same claims are drawn for
+    # both (paired); so never 0.03 on WiCE nor above 0 elsewhere
+    same = main_sources(tmp_path, "same", lambda i: (i * 7 % 20) / 20, lambda i: (i * 7 % 20) / 20)
+    res = js.bootstrap_margins([same], resamples=200)
+    assert all(res[s]["margin"] == 0 and res[s]["sd"] == 0 and res[s]["p"] == 0 for s in js.MAIN)
+    assert res["bar"]["p"] == 0
+    # (e + r) / 2 of that model is lexical recall again
+    assert js.bootstrap_margins([same], "lexmean", resamples=50)["wice"]["margin"] == 0
+
+
+def test_bootstrap_draws_a_claim_with_all_its_pairs(tmp_path, monkeypatch):
+    import numpy as np
+    import scipy.stats
+
+    run = main_sources(tmp_path, "r", lambda i: i % 2, lambda i: 0.5)
+    rows = [json.loads(x) for x in (run / "heldout_scores.jsonl").read_text().splitlines()]
+    rows += [dict(rows[1], label=0, model=0.0)]  # a second pair of claim wice1
+    (run / "heldout_scores.jsonl").write_text("".join(json.dumps(r) + "\n" for r in rows))
+    drawn = []
+    real = scipy.stats.bootstrap
+
+    def spy(data, statistic, **kw):
+        drawn.append(len(data[0]))
+        return real(data, statistic, **kw)
+
+    monkeypatch.setattr(scipy.stats, "bootstrap", spy)
+    res = js.bootstrap_margins([run], resamples=20)
+    assert drawn == [20, 20, 20]  # claims are drawn, not pairs (WiCE has 21 pairs)
+    # all of wice1's pairs: 10 supported against 11 not, the extra one below every supported one
+    assert res["wice"]["margin"] == pytest.approx(1.0 - 0.5) and np.isfinite(res["wice"]["sd"])
+
+
+def test_bootstrap_refuses_runs_scored_on_other_pairs(tmp_path):
+    a = main_sources(tmp_path, "a", lambda i: i % 2, lambda i: 0.5)
+    b = main_sources(tmp_path, "b", lambda i: i % 2, lambda i: 0.5, claims=10)
+    with pytest.raises(SystemExit, match="different held-out pairs"):
+        js.bootstrap_margins([a, b])

@@ -11,6 +11,7 @@ from citetrain.metrics.meta import (
     meta_evaluate,
     ndcg_at,
     ovo_roc_auc,
+    support_auc,
     support_levels,
 )
 
@@ -77,3 +78,14 @@ def test_likert_labels_and_errors():
         support_levels(["maybe"])
     with pytest.raises(ValueError):
         correlations([0.1], [1, 2])
+
+
+def test_support_auc_is_meta_evaluates_roc_auc_alone():
+    # levels: fs_vs_ns 1, fs_vs_ps 1/2 (0.6 vs 0.6 and 0.6 vs 0.2: one tie, one right),
+    # ps_vs_ns 1 -> mean (1 + 3/4 + 1) / 3; two levels 0 / 2 read one-vs-one (fs_vs_ns only)
+    scores, levels = [0.6, 0.6, 0.2, 0.1], [2, 1, 1, 0]
+    assert support_auc(scores, levels) == pytest.approx((1 + 0.75 + 1) / 3)
+    assert support_auc(scores, levels) == meta_evaluate(scores, levels)["roc_auc_mean"]
+    assert support_auc([0.9, 0.1, 0.5], [2, 0, 0]) == 1.0
+    assert support_auc([0.9, 0.6, 0.5, 0.1], [1, 0, 1, 0]) == 0.75  # binary: 3 of 4 pairs ordered
+    assert math.isnan(support_auc([0.1, 0.2], [3, 4]))  # a 1-5 scale has none
