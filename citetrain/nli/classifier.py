@@ -275,9 +275,15 @@ class ClassifierNLI(HFBackend):
         enc, owner = self._encode(pairs)
         rows = []
         with torch.inference_mode():
-            for i in range(0, len(owner), self.batch_size):
-                part = {k: v[i:i + self.batch_size].to(self.device) for k, v in enc.items()}
-                rows.append(torch.softmax(self.model(**part).logits.float(), dim=-1).cpu())
+            if self.rows_alone:  # each row alone without its padding (hf.quantize_int8)
+                parts = [{k: v[r:r + 1, enc["attention_mask"][r].bool()] for k, v in enc.items()}
+                         for r in range(len(owner))]
+            else:
+                parts = [{k: v[i:i + self.batch_size] for k, v in enc.items()}
+                         for i in range(0, len(owner), self.batch_size)]
+            for part in parts:
+                logits = self.model(**{k: v.to(self.device) for k, v in part.items()}).logits
+                rows.append(torch.softmax(logits.float(), dim=-1).cpu())
         all_probs = torch.cat(rows)
         e = self.labels["entailment"]
         best_row: dict[int, int] = {}

@@ -118,15 +118,20 @@ INT8 = {"int8", "qint8"}
 
 def quantize_int8(model: Any) -> Any:
     """``model`` with every ``nn.Linear`` replaced by torch's dynamically quantized int8 Linear
-    (weights int8, activations quantized per batch, fp32 elsewhere): a CPU serving format."""
+    (weights int8 with a scale per output channel, activations quantized with one scale per input
+    tensor, fp32 elsewhere): a CPU serving format. The activation scale is the whole tensor's, so
+    the classifier backend feeds such a model one pair at a time (``rows_alone``): a pair's
+    answer then does not depend on the pairs batched with it."""
     import warnings
 
     import torch
+    from torch.ao.quantization import per_channel_dynamic_qconfig
 
     with warnings.catch_warnings():  # torch.ao's notice that torchao will take this over
         warnings.simplefilter("ignore", DeprecationWarning)
         warnings.simplefilter("ignore", UserWarning)
-        return torch.ao.quantization.quantize_dynamic(model, {torch.nn.Linear}, dtype=torch.qint8)
+        return torch.ao.quantization.quantize_dynamic(
+            model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
 
 
 def choose_dtype(dtype: Any = None, device: str = "cpu"):
@@ -214,12 +219,14 @@ class HFBackend:
     Subclasses set ``kind`` and ``auto_class`` (a ``transformers`` Auto class name) and finish
     their set-up in ``_setup``. Options: ``revision`` (hub only), ``device`` (``"auto"``: CUDA when
     available), ``dtype`` (``"auto"``: bf16 on CUDA with bf16, else fp32; ``"int8"``: fp32
-    weights quantized to int8 for CPU serving, see :func:`quantize_int8`), ``batch_size``,
+    weights quantized to int8 for CPU serving, see :func:`quantize_int8`; such a model reads one
+    pair per forward pass, ``rows_alone``), ``batch_size``,
     ``max_length`` (input tokens), ``threshold`` (decide by ``prob >= threshold``),
     ``trust_remote_code`` (off unless asked for). Unknown options are an error.
     """
 
     is_baseline = False
+    rows_alone = False  # one pair per forward pass (int8 weights)
     kind = "hf"
     auto_class = "AutoModel"
     default_max_length = 512
@@ -261,8 +268,9 @@ class HFBackend:
                 raise CitetrainError(f"{model} is an ONNX model: export it with --int8 instead "
                                      "of reading it with dtype int8")
             self.model = quantize_int8(self.model)
+        self.rows_alone = int8  # int8: one pair per forward pass, unpadded (quantize_int8)
         base = source.revision if source.local else (hub_commit(self.model) or source.revision)
-        base += "+int8" if int8 else ""
+        base += "+int8pc" if int8 else ""  # per-channel weights, one pair at a time
         self.model_id = source.model_id
         self.revision = revision_tag(base, max_length=max_length,
                                      default_max_length=self.default_max_length, threshold=threshold)

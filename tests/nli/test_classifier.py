@@ -233,10 +233,27 @@ def test_int8_dtype_quantizes_the_linear_layers_and_keeps_the_answers(models):
     int8 = ClassifierNLI(models["three"], device="cpu", dtype="int8")
     linear = [type(m) for m in int8.model.modules() if type(m).__name__ == "Linear"]
     assert linear and all(t.__module__.startswith("torch.ao.nn.quantized.dynamic") for t in linear)
-    assert "+int8" in int8.revision and "+int8" not in fp32.revision
+    assert "+int8pc" in int8.revision and "+int8" not in fp32.revision
     a, b = fp32.predict(PAIRS), int8.predict(PAIRS)
     assert max(abs(x.prob - y.prob) for x, y in zip(a, b)) < 0.02
     assert [x.support is None for x in a] == [y.support is None for y in b]
+
+
+def test_int8_weights_per_channel_and_each_pair_read_alone(models):
+    """int8 weights carry one scale per output channel, and a pair's answer does not depend on the
+    pairs asked with it (one activation scale per pair, no padding): the same bits alone as in a
+    batch with a longer pair, where a batched int8 forward pass gives it another answer."""
+    import torch
+
+    int8 = ClassifierNLI(models["three"], device="cpu", dtype="int8")
+    linear = [m for m in int8.model.modules() if type(m).__name__ == "Linear"]
+    assert all(m.weight().qscheme() == torch.per_channel_affine for m in linear)
+    longer = (" ".join(["the cat sat on the mat , then it slept all day long ."] * 3), "a cat slept")
+    alone = int8.predict([PAIRS[0]])[0]
+    batched = int8.predict([PAIRS[0], longer])[0]
+    assert (alone.prob, alone.support) == (batched.prob, batched.support)
+    int8.rows_alone = False  # the batched forward pass: padding and the longer pair's scale
+    assert int8.predict([PAIRS[0], longer])[0].prob != alone.prob
     with pytest.raises(CitetrainError, match="int8.*CPU only"):
         ClassifierNLI(models["three"], device="cuda:0", dtype="int8")
 
