@@ -120,7 +120,7 @@ def quantize_int8(model: Any) -> Any:
     """``model`` with every ``nn.Linear`` replaced by torch's dynamically quantized int8 Linear
     (weights int8 with a scale per output channel, activations quantized with one scale per input
     tensor, fp32 elsewhere): a CPU serving format. The activation scale is the whole tensor's, so
-    the classifier backend feeds such a model one pair at a time (``rows_alone``): a pair's
+    the backends feed such a model one pair at a time (``rows_alone``): a pair's
     answer then does not depend on the pairs batched with it."""
     import warnings
 

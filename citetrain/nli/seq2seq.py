@@ -106,20 +106,25 @@ class Seq2SeqNLI(HFBackend):
 
         if not pairs:
             return []
-        rows = self.encode(pairs)
-        width = max(len(r) for r in rows)
-        ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
-        mask = torch.zeros((len(rows), width), dtype=torch.long)
-        for i, r in enumerate(rows):
-            ids[i, : len(r)] = torch.tensor(r, dtype=torch.long)
-            mask[i, : len(r)] = 1
-        start = torch.full((len(rows), 1), self.decoder_start, dtype=torch.long)
-        with torch.inference_mode():
-            out = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
-                             decoder_input_ids=start.to(self.device), use_cache=False)
-            logits = out.logits[:, 0, :].float()
-            probs = torch.softmax(logits, dim=-1)[:, self.one_id].cpu().tolist()
-            top = logits.argmax(dim=-1).cpu().tolist()
+        encoded = self.encode(pairs)
+        # int8 weights: each pair alone, unpadded (hf.quantize_int8); else the batch at once
+        groups = [[r] for r in encoded] if self.rows_alone else [encoded]
+        probs: list[float] = []
+        top: list[int] = []
+        for rows in groups:
+            width = max(len(r) for r in rows)
+            ids = torch.full((len(rows), width), self.pad_id, dtype=torch.long)
+            mask = torch.zeros((len(rows), width), dtype=torch.long)
+            for i, r in enumerate(rows):
+                ids[i, : len(r)] = torch.tensor(r, dtype=torch.long)
+                mask[i, : len(r)] = 1
+            start = torch.full((len(rows), 1), self.decoder_start, dtype=torch.long)
+            with torch.inference_mode():
+                out = self.model(input_ids=ids.to(self.device), attention_mask=mask.to(self.device),
+                                 decoder_input_ids=start.to(self.device), use_cache=False)
+                logits = out.logits[:, 0, :].float()
+                probs += torch.softmax(logits, dim=-1)[:, self.one_id].cpu().tolist()
+                top += logits.argmax(dim=-1).cpu().tolist()
         return [
             NLIResult(float(p), bool(p >= self.threshold) if self.threshold is not None
                       else t == self.one_id)

@@ -55,6 +55,14 @@ def test_batched_equals_one_at_a_time(nli):
         assert b.prob == pytest.approx(s.prob, abs=1e-5) and b.label == s.label
 
 
+def test_int8_reads_each_pair_alone_so_batching_changes_nothing(t5_dir):
+    int8 = Seq2SeqNLI(str(t5_dir), device="cpu", dtype="int8")
+    assert int8.rows_alone and "+int8pc" in int8.revision
+    batched = int8.predict(PAIRS)
+    assert [(r.prob, r.label) for r in batched] == [
+        (r.prob, r.label) for pair in PAIRS for r in int8.predict([pair])]
+
+
 def test_prob_and_label_match_first_generated_token(nli):
     """ALCE generates greedily; its first token decides. prob = softmax('1') at step one."""
     labels = set()
