@@ -119,55 +119,36 @@ def bootstrap_margins(runs: list[Path], how: str = "alone", resamples: int = 100
                       scores: str = "heldout_scores.jsonl") -> dict[str, dict[str, float]]:
     """How sure the verdict is: per source of ``MAIN``, the runs' mean ROC-AUC minus lexical
     recall's (``how``: each run's model alone, or ``lexmean``, (e + r) / 2), with a paired cluster
-    bootstrap over the held-out claims (``scipy.stats.bootstrap``, percentile interval): each
-    resample draws a source's claims (``group``) with replacement, every pair of a drawn claim
-    with it, the same claims for every run and for lexical recall. Per source: ``margin``
-    (observed), ``sd``, ``low`` / ``high`` (95 %) and ``p``, the fraction of resamples that clear
-    that source's part of the bar (WiCE by ``margin``, the others above 0); ``bar`` holds ``p``
-    of all three at once, their product, since the sources are resampled independently."""
-    import inspect
-
+    bootstrap over the held-out claims (:func:`~citetrain.metrics.meta.bootstrap_auc_difference`:
+    a claim with all its pairs, the same claims for every run and for lexical recall). Per source:
+    ``margin`` (observed), ``sd``, ``low`` / ``high`` (95 %) and ``p``, the fraction of resamples
+    that clear that source's part of the bar (WiCE by ``margin``, the others above 0); ``bar``
+    holds ``p`` of all three at once, their product, since each source is resampled on its own."""
     import numpy as np
-    from scipy.stats import bootstrap
 
-    from citetrain.metrics.meta import support_auc
+    from citetrain.metrics.meta import bootstrap_auc_difference
 
     tables = [[json.loads(x) for x in (r / scores).read_text().splitlines()] for r in runs]
     keys = [[(x["source"], x["group"], x["label"]) for x in t] for t in tables]
     if any(k != keys[0] for k in keys):
         raise SystemExit("--bootstrap: the runs scored different held-out pairs")
-    rng = np.random.default_rng(seed)
-    seeded = {"rng" if "rng" in inspect.signature(bootstrap).parameters else "random_state": rng}
     out: dict[str, dict[str, float]] = {}
     bar = 1.0
     for src in MAIN:
-        claims: dict[str, list[int]] = {}
-        for i, x in enumerate(tables[0]):
-            if x["source"] == src:
-                claims.setdefault(x["group"], []).append(i)
-        if not claims:
+        idx = [i for i, x in enumerate(tables[0]) if x["source"] == src]
+        if not idx:
             continue
-        members = list(claims.values())
-        labels = [x["label"] for x in tables[0]]
-        lexical = [x["lexical"] for x in tables[0]]
-        models = [[(x["model"] + x["lexical"]) / 2 if how == "lexmean" else x["model"] for x in t]
-                  for t in tables]
-
-        def diff(drawn: np.ndarray) -> float:
-            idx = [i for c in drawn for i in members[int(c)]]
-            lab = [labels[i] for i in idx]
-            lex = support_auc([lexical[i] for i in idx], lab)
-            return statistics.mean(support_auc([m[i] for i in idx], lab) for m in models) - lex
-
-        res = bootstrap((np.arange(len(members)),), diff, n_resamples=resamples, vectorized=False,
-                        method="percentile", **seeded)
-        dist = res.bootstrap_distribution
-        need = margin if src == "wice" else 0.0
-        p = float(np.mean(dist >= need) if src == "wice" else np.mean(dist > need))
+        rows = [tables[0][i] for i in idx]
+        models = [[(t[i]["model"] + t[i]["lexical"]) / 2 if how == "lexmean" else t[i]["model"]
+                   for i in idx] for t in tables]
+        res = bootstrap_auc_difference(models, [x["lexical"] for x in rows],
+                                       [x["label"] for x in rows], [x["group"] for x in rows],
+                                       resamples=resamples, seed=seed)
+        dist = res["distribution"]
+        p = float(np.mean(dist >= margin) if src == "wice" else np.mean(dist > 0))
         bar *= p
-        out[src] = {"margin": diff(np.arange(len(members))), "sd": float(res.standard_error),
-                    "low": float(res.confidence_interval.low),
-                    "high": float(res.confidence_interval.high), "p": p}
+        out[src] = {"margin": res["difference"], "sd": res["sd"], "low": res["low"],
+                    "high": res["high"], "p": p}
     if set(out) == set(MAIN):
         out["bar"] = {"p": bar}
     return out

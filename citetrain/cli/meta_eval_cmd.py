@@ -32,6 +32,9 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not use the NLI cache")
     p.add_argument("--dtype", help="model backends: auto, fp32, bf16, fp16 or int8 (CPU: int8 "
                    "Linear layers, the serving format of a cross-encoder judge)")
+    p.add_argument("--bootstrap", type=int, metavar="N", help="also each scorer's ROC-AUC minus "
+                   "the first one's, with sd and 95%% interval from N resamples of the claims")
+    p.add_argument("--bootstrap-seed", type=int, default=0, metavar="S")
     p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     p.set_defaults(run=run)
 
@@ -40,7 +43,8 @@ def run(args: argparse.Namespace) -> int:
     from citetrain.errors import CitetrainError
     from citetrain.io.labelled import read_labelled
     from citetrain.io.writers import atomic_write_text
-    from citetrain.evaluation.meta import agreement, agreement_table, cut_notice
+    from citetrain.evaluation.meta import agreement_table, cut_notice, difference_rows, scores_of
+    from citetrain.metrics.meta import meta_evaluate
     from citetrain.nli.registry import make_engine
 
     source = args.labelled[0] if len(args.labelled) == 1 else args.labelled
@@ -57,12 +61,20 @@ def run(args: argparse.Namespace) -> int:
     if args.limit:
         pairs = pairs[: args.limit]
     labels = [p.label for p in pairs]
+    if args.bootstrap is not None and args.bootstrap < 1:
+        raise CitetrainError(f"--bootstrap must be a positive number of resamples, not {args.bootstrap}")
     table: dict[str, dict[str, float]] = {}
+    first: list[float] | None = None
     for name in [n.strip() for n in args.nli.split(",") if n.strip()]:
         options = {"dtype": args.dtype} if args.dtype else {}  # the lexical NLI ignores it
         engine = make_engine(name, cache=False if args.no_cache else None,
                              progress=not args.no_progress, **options)
-        table[engine.name] = agreement(engine, pairs, args.score)
+        scores = scores_of(engine, pairs, args.score)
+        table[engine.name] = meta_evaluate(scores, labels, [p.group for p in pairs])
+        if args.bootstrap and first is not None:
+            table[engine.name].update(difference_rows(scores, first, pairs, args.bootstrap,
+                                                      args.bootstrap_seed))
+        first = scores if first is None else first
         if notice := cut_notice(engine):
             print(notice)
     where = " ".join(args.labelled) + (
@@ -71,6 +83,9 @@ def run(args: argparse.Namespace) -> int:
     print(f"{len(pairs)} labelled pairs from {where}  "
           f"(full {labels.count(2)}, partial {labels.count(1)}, no {labels.count(0)}); score: {args.score}")
     print(agreement_table(table))
+    if args.bootstrap and len(table) > 1:
+        print(f"roc_auc_diff: ROC-AUC minus {next(iter(table))}'s, sd and 95% interval from "
+              f"{args.bootstrap} resamples of the claims (paired, seed {args.bootstrap_seed})")
     if args.out:
         out = Path(args.out) / "meta_eval.json"
         report = {"input": source if isinstance(source, str) else list(source),

@@ -12,13 +12,35 @@ from citetrain.nli.engine import NLIEngine
 Score = Literal["expected", "entail"]
 
 
-def agreement(engine: NLIEngine, pairs: Sequence[LabelledPair], score: Score = "expected") -> dict[str, Any]:
-    """:func:`~citetrain.metrics.meta.meta_evaluate` of the engine's scores on the pairs:
-    ``expected`` (P(full) + P(partial)/2 for a three-way model, P(entailment) for others) or
-    ``entail`` (P(entailment)) ranked against the labels, grouped by claim."""
+def scores_of(engine: NLIEngine, pairs: Sequence[LabelledPair], score: Score = "expected") -> list[float]:
+    """The engine's score of each pair: ``expected`` (P(full) + P(partial)/2 for a three-way
+    model, P(entailment) for others) or ``entail`` (P(entailment))."""
     results = engine.results([(p.premise, p.hypothesis) for p in pairs])
-    scores = [r.expected if score == "expected" else r.prob for r in results]
-    return meta_evaluate(scores, [p.label for p in pairs], [p.group for p in pairs])
+    return [r.expected if score == "expected" else r.prob for r in results]
+
+
+def agreement(engine: NLIEngine, pairs: Sequence[LabelledPair], score: Score = "expected") -> dict[str, Any]:
+    """:func:`~citetrain.metrics.meta.meta_evaluate` of the engine's scores on the pairs
+    (:func:`scores_of`) ranked against the labels, grouped by claim."""
+    return meta_evaluate(scores_of(engine, pairs, score), [p.label for p in pairs],
+                         [p.group for p in pairs])
+
+
+def difference_rows(scores: Sequence[float], baseline: Sequence[float],
+                    pairs: Sequence[LabelledPair], resamples: int, seed: int = 0) -> dict[str, float]:
+    """``roc_auc_diff`` (this scorer's ROC-AUC minus the baseline's) with its bootstrap ``_sd``
+    and 95 % ``_low`` / ``_high`` over the claims
+    (:func:`~citetrain.metrics.meta.bootstrap_auc_difference`): rows of the agreement table."""
+    from citetrain.errors import CitetrainError
+    from citetrain.metrics.meta import bootstrap_auc_difference
+
+    try:
+        res = bootstrap_auc_difference([scores], baseline, [p.label for p in pairs],
+                                       [p.group for p in pairs], resamples=resamples, seed=seed)
+    except ValueError as exc:
+        raise CitetrainError(f"--bootstrap: {exc}") from None
+    return {"roc_auc_diff": res["difference"], "roc_auc_diff_sd": res["sd"],
+            "roc_auc_diff_low": res["low"], "roc_auc_diff_high": res["high"]}
 
 
 def cut_notice(engine: NLIEngine) -> str | None:

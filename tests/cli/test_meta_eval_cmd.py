@@ -104,3 +104,48 @@ def test_meta_eval_reads_a_judge_clause_by_clause(tmp_path, capsys):
     results = json.loads((tmp_path / "o" / "meta_eval.json").read_text())["results"]
     clauses = next(v for k, v in results.items() if k.startswith("clauses("))
     assert clauses["roc_auc_mean"] == 1.0
+
+
+def test_meta_eval_bootstrap_of_each_scorer_against_the_first(tmp_path, capsys, monkeypatch):
+    """``--bootstrap N``: the later scorers' ROC-AUC minus the first one's, resampled by claim
+    with the same draw for both. A scorer that orders every pair right against one that orders
+    every pair wrong: 1 - 0 in every resample, so no spread; the first scorer gets no such row."""
+    import json
+
+    import pytest
+
+    import citetrain.nli.registry as registry
+    from citetrain.nli.base import NLIResult
+
+    rows = [{"id": f"r{i}", "claim": f"claim {i}", "references": [f"ref {i}"],
+             "attribution_label": "attributable" if i % 2 else "not attributable"}
+            for i in range(20)]
+    path = tmp_path / "ab.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+
+    class Fake:
+        def __init__(self, name):
+            self.name = name
+
+        def results(self, pairs):
+            out = []
+            for _, claim in pairs:
+                i = int(claim.split()[1])
+                right = (i % 2) + i / 100  # attributable above every other claim
+                out.append(NLIResult(right if self.name == "good" else 1 - right, False))
+            return out
+
+    monkeypatch.setattr(registry, "make_engine", lambda name, **k: Fake(name))
+    assert main(["meta-eval", str(path), "--nli", "bad,good", "--bootstrap", "200", "--out",
+                 str(tmp_path), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "roc_auc_diff: ROC-AUC minus bad's" in out and "200 resamples" in out
+    results = json.loads((tmp_path / "meta_eval.json").read_text())["results"]
+    assert "roc_auc_diff" not in results["bad"]
+    good = results["good"]
+    assert (good["roc_auc_mean"], results["bad"]["roc_auc_mean"]) == (1.0, 0.0)  # levels 2 / 0
+    assert good["roc_auc_diff"] == 1.0 and good["roc_auc_diff_low"] == good["roc_auc_diff_high"] == 1.0
+    assert good["roc_auc_diff_sd"] == pytest.approx(0, abs=1e-12)
+    assert main(["meta-eval", str(path), "--nli", "bad,good", "--bootstrap", "0",
+                 "--no-progress"]) != 0
+    assert "--bootstrap must be a positive number of resamples, not 0" in capsys.readouterr().err

@@ -7,6 +7,7 @@ import pytest
 
 from citetrain.metrics.meta import (
     binary_roc_auc,
+    bootstrap_auc_difference,
     correlations,
     meta_evaluate,
     ndcg_at,
@@ -89,3 +90,25 @@ def test_support_auc_is_meta_evaluates_roc_auc_alone():
     assert support_auc([0.9, 0.1, 0.5], [2, 0, 0]) == 1.0
     assert support_auc([0.9, 0.6, 0.5, 0.1], [1, 0, 1, 0]) == 0.75  # binary: 3 of 4 pairs ordered
     assert math.isnan(support_auc([0.1, 0.2], [3, 4]))  # a 1-5 scale has none
+
+
+def test_bootstrap_auc_difference_is_paired_and_resamples_claims():
+    labels = [2, 0] * 10
+    right = [float(y) + i / 100 for i, y in enumerate(labels)]
+    wrong = [2 - x for x in right]
+    res = bootstrap_auc_difference([right, right], wrong, labels, [f"c{i}" for i in range(20)],
+                                   resamples=100)
+    assert res["difference"] == 1.0 and res["sd"] == pytest.approx(0, abs=1e-12)
+    assert (res["low"], res["high"], len(res["distribution"])) == (1.0, 1.0, 100)
+    # the baseline itself: 0 in every resample, since both read the same draw
+    same = bootstrap_auc_difference([wrong], wrong, labels, list(range(20)), resamples=50)
+    assert same["difference"] == 0 and not same["distribution"].any()
+    # pairs of one claim are drawn together: two claims, each with both levels and ordered
+    # right by the scorer, so every resample (a, a / a, b / b, b) reads 1 against 0.5
+    two = bootstrap_auc_difference([right], [0.5] * 20, labels, ["a"] * 10 + ["b"] * 10,
+                                   resamples=30)
+    assert two["difference"] == 0.5 and set(two["distribution"]) == {0.5}
+    with pytest.raises(ValueError, match="two or more claims"):
+        bootstrap_auc_difference([right], wrong, labels, ["c"] * 20)
+    with pytest.raises(ValueError, match="one value per item"):
+        bootstrap_auc_difference([right[:3]], wrong, labels, list(range(20)))
