@@ -75,6 +75,18 @@ def clause_figures(run: Path, dataset: Path) -> dict[str, dict[str, float]]:
     return {s["source"]: {"model": s["model"], "lexical": s["lexical"]} for s in held["sources"]}
 
 
+def read_scores(runs: list[Path], scores: str = "heldout_scores.jsonl") -> list[list[dict]]:
+    """Each run's saved per-pair held-out scores (``scores``, JSON lines)."""
+    return [[json.loads(x) for x in (r / scores).read_text().splitlines()] for r in runs]
+
+
+def same_pairs(tables: list[list[dict]], what: str) -> None:
+    """Exit when the runs' score files are not of the same held-out pairs, in the same order."""
+    keys = [[(x["source"], x["group"], x["label"]) for x in t] for t in tables]
+    if any(k != keys[0] for k in keys):
+        raise SystemExit(f"{what}: the runs scored different held-out pairs")
+
+
 def combined(runs: list[Path], how: str, size: int | None = None,
              measure: str | None = None,
              scores: str = "heldout_scores.jsonl") -> dict[str, dict[str, dict[str, float]]]:
@@ -88,12 +100,9 @@ def combined(runs: list[Path], how: str, size: int | None = None,
     :func:`~citetrain.metrics.meta.meta_evaluate` than the ROC-AUC (e.g. ``ps_vs_ns``)."""
     from citetrain.train.judge_card import source_figures
 
-    tables = [[json.loads(x) for x in (r / scores).read_text().splitlines()]
-              for r in runs]
+    tables = read_scores(runs, scores)
     if how.startswith("ensemble"):
-        keys = [[(x["source"], x["group"], x["label"]) for x in t] for t in tables]
-        if any(k != keys[0] for k in keys):
-            raise SystemExit("ensemble: the runs scored different held-out pairs")
+        same_pairs(tables, "ensemble")
         k = size or len(runs)
         if k < 1 or len(runs) % k:
             raise SystemExit(f"--ensemble-size {k}: {len(runs)} runs do not split into groups of {k}")
@@ -128,10 +137,8 @@ def bootstrap_margins(runs: list[Path], how: str = "alone", resamples: int = 100
 
     from citetrain.metrics.meta import bootstrap_auc_difference
 
-    tables = [[json.loads(x) for x in (r / scores).read_text().splitlines()] for r in runs]
-    keys = [[(x["source"], x["group"], x["label"]) for x in t] for t in tables]
-    if any(k != keys[0] for k in keys):
-        raise SystemExit("--bootstrap: the runs scored different held-out pairs")
+    tables = read_scores(runs, scores)
+    same_pairs(tables, "--bootstrap")
     out: dict[str, dict[str, float]] = {}
     bar = 1.0
     for src in MAIN:

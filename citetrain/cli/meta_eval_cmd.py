@@ -43,8 +43,8 @@ def run(args: argparse.Namespace) -> int:
     from citetrain.errors import CitetrainError
     from citetrain.io.labelled import read_labelled
     from citetrain.io.writers import atomic_write_text
-    from citetrain.evaluation.meta import agreement_table, cut_notice, difference_rows, scores_of
-    from citetrain.metrics.meta import meta_evaluate
+    from citetrain.evaluation.meta import (agreement_of, agreement_table, cut_notice,
+                                           difference_rows, scores_of)
     from citetrain.nli.registry import make_engine
 
     source = args.labelled[0] if len(args.labelled) == 1 else args.labelled
@@ -70,11 +70,12 @@ def run(args: argparse.Namespace) -> int:
         engine = make_engine(name, cache=False if args.no_cache else None,
                              progress=not args.no_progress, **options)
         scores = scores_of(engine, pairs, args.score)
-        table[engine.name] = meta_evaluate(scores, labels, [p.group for p in pairs])
-        if args.bootstrap and first is not None:
+        table[engine.name] = agreement_of(scores, pairs)
+        if first is None:  # the scorer the others are compared with
+            first = scores
+        elif args.bootstrap:
             table[engine.name].update(difference_rows(scores, first, pairs, args.bootstrap,
                                                       args.bootstrap_seed))
-        first = scores if first is None else first
         if notice := cut_notice(engine):
             print(notice)
     where = " ".join(args.labelled) + (

@@ -19,11 +19,15 @@ def scores_of(engine: NLIEngine, pairs: Sequence[LabelledPair], score: Score = "
     return [r.expected if score == "expected" else r.prob for r in results]
 
 
+def agreement_of(scores: Sequence[float], pairs: Sequence[LabelledPair]) -> dict[str, Any]:
+    """:func:`~citetrain.metrics.meta.meta_evaluate` of one score per pair ranked against the
+    pairs' labels, grouped by claim."""
+    return meta_evaluate(scores, [p.label for p in pairs], [p.group for p in pairs])
+
+
 def agreement(engine: NLIEngine, pairs: Sequence[LabelledPair], score: Score = "expected") -> dict[str, Any]:
-    """:func:`~citetrain.metrics.meta.meta_evaluate` of the engine's scores on the pairs
-    (:func:`scores_of`) ranked against the labels, grouped by claim."""
-    return meta_evaluate(scores_of(engine, pairs, score), [p.label for p in pairs],
-                         [p.group for p in pairs])
+    """:func:`agreement_of` the engine's scores on the pairs (:func:`scores_of`)."""
+    return agreement_of(scores_of(engine, pairs, score), pairs)
 
 
 def difference_rows(scores: Sequence[float], baseline: Sequence[float],
