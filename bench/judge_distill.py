@@ -20,6 +20,9 @@ train split (``OUT/teacher-transfer.jsonl``, :mod:`citetrain.train.transfer`) an
 ``mixed-kdW-sS`` train on human and ``--built-max`` built pairs, both read from it, in one stage,
 and ``2stage-mixed-kdW-sS`` the same as stage 2 from ``built-sS`` (built then human, the issue's
 row). ``--student-rows ROW,...`` trains only those students (the teachers always run first).
+``--read clauses``: the teachers read their folds and the transfer pairs clause by clause
+(``data.fold_read``, :mod:`citetrain.nli.clauses`); the students learn that reading of a whole
+statement.
 """
 from __future__ import annotations
 
@@ -39,12 +42,15 @@ def job(name: str, row: str, seed: int, recipe: str, after: str | None = None,
                 sets=sets or [])
 
 
-def teachers(seeds: list[int], folds: int) -> list[dict]:
-    """Stage 1 of every seed, and the fold teachers."""
-    out = [job(f"built-s{s}", "built", s, "built", built=True) for s in seeds]
+def teachers(seeds: list[int], folds: int, read: str = "whole",
+             teacher_seeds: list[int] | None = None, stage1: bool = True) -> list[dict]:
+    """Stage 1 of every seed (unless ``stage1`` is false: no student starts from it), and the
+    fold teachers of ``teacher_seeds`` (default ``seeds``), reading their fold ``read``."""
+    out = [job(f"built-s{s}", "built", s, "built", built=True) for s in seeds] if stage1 else []
     out += [job(f"teach-f{k}-s{s}", f"teach-f{k}", s, "human",
-                sets=[f"data.folds={folds}", f"data.fold={k}"])
-            for s in seeds for k in range(folds)]
+                sets=[f"data.folds={folds}", f"data.fold={k}"]
+                + ([f"data.fold_read={read}"] if read != "whole" else []))
+            for s in (teacher_seeds or seeds) for k in range(folds)]
     return out
 
 
@@ -95,10 +101,14 @@ def main() -> None:
     ap.add_argument("--out", default=str(REPO / "runs" / "distill"))
     ap.add_argument("--seeds", default="42,1,2")
     ap.add_argument("--folds", type=int, default=4)
+    ap.add_argument("--teacher-seeds", help="the fold teachers' seeds (default --seeds)")
     ap.add_argument("--weights", default="1.0,0.5", help="teacher weights of the students")
     ap.add_argument("--stack", choices=["none", "lexical"], default="none",
                     help="lexical: stack the teacher with lexical recall per source "
                     "(citetrain teacher --stack lexical); students kdsW")
+    ap.add_argument("--read", choices=["whole", "clauses"], default="whole",
+                    help="clauses: the teachers read their folds and the transfer pairs clause "
+                    "by clause (data.fold_read; citetrain.nli.clauses), the students whole")
     ap.add_argument("--human-students", action="store_true",
                     help="also students without stage 1 (human-kdW-sS)")
     ap.add_argument("--student-set", action="append", default=[], metavar="KEY=VAL",
@@ -125,7 +135,10 @@ def main() -> None:
     human, built = Path(args.human).resolve(), Path(args.built).resolve()
     dest = Path(args.collect) if args.collect else None
     prepare(human)
-    first = teachers(seeds, args.folds)
+    stage1 = not args.student_rows or any(not r.strip().startswith("mixed-")
+                                          for r in args.student_rows.split(","))
+    teacher_seeds = [int(s) for s in args.teacher_seeds.split(",")] if args.teacher_seeds else None
+    first = teachers(seeds, args.folds, args.read, teacher_seeds, stage1)
     failed = run_all(first, out, base, args.set, args.parallel, args.threads, human, built, dest)
     if failed:
         sys.exit(f"[distill] failed: {', '.join(failed)} (logs: OUT/NAME/run.log)")
@@ -143,7 +156,8 @@ def main() -> None:
         transfer = out / f"{teacher.stem}-transfer.jsonl"
         if not transfer.is_file():  # a resumed call keeps the scored file
             shutil.copy(teacher, out / "transfer.tmp")
-            t = add_transfer(out / "transfer.tmp", teach, built, args.transfer_weight)
+            t = add_transfer(out / "transfer.tmp", teach, built, args.transfer_weight,
+                             read=info.get("read", "whole"))
             os.replace(out / "transfer.tmp", transfer)
             print(f"[distill] transfer: {t}", flush=True)
     name = args.student_name or "".join(f"l{kv.partition('=')[2]}" for kv in args.student_set

@@ -30,13 +30,16 @@ def run(args: argparse.Namespace) -> int:
     info = merge_teachers(fold_score_files(args.runs), args.out, stack=args.stack == "lexical")
     print(f"teacher: {info['pairs']} pairs from {info['files']} runs "
           f"(teachers per pair: {', '.join(map(str, info['teachers_per_pair']))}"
-          f"{'; stacked with lexical recall' if 'stacks' in info else ''}) -> {args.out}")
+          f"{'; stacked with lexical recall' if 'stacks' in info else ''}"
+          f"{'; read clause by clause' if info.get('read') == 'clauses' else ''}) -> {args.out}")
     if args.transfer:
         from citetrain.train.transfer import add_transfer
 
+        read = info.get("read", "whole")  # the transfer pairs are read as the folds were
         t = add_transfer(args.out, args.runs, args.transfer, args.transfer_weight,
-                         args.transfer_limit)
-        print(f"transfer: {t['pairs']} pairs of {args.transfer} read by {t['teachers']} teachers, "
+                         args.transfer_limit, read=read)
+        print(f"transfer: {t['pairs']} pairs of {args.transfer} read by {t['teachers']} teachers"
+              f"{' clause by clause' if read == 'clauses' else ''}, "
               f"weight {t['weight']:g} -> {args.out}"
               + (f" ({t['resumed']} of them scored by an earlier, killed run)" if t["resumed"] else ""))
     return 0

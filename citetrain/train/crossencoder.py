@@ -367,8 +367,11 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         if fold_held is not None:
             from citetrain.train.distill import FOLD_SCORES, write_fold_scores
 
-            n = write_fold_scores(final, fold_held, out / FOLD_SCORES, judge)
+            reader = judge if d.fold_read == "whole" else load_judge(final, d.fold_read)
+            n = write_fold_scores(final, fold_held, out / FOLD_SCORES, reader, d.fold_read)
             summary["fold"] = {"fold": d.fold, "folds": d.folds, "pairs": n}
+            if d.fold_read != "whole":
+                summary["fold"]["read"] = d.fold_read
         if card:
             summary["heldout"] = heldout_figures(final, heldout, out / "heldout_scores.jsonl",
                                                  judge)

@@ -80,17 +80,21 @@ def fold_split(train: Any, folds: int, fold: int, seed: int) -> tuple[Any, Any]:
                     f"data.fold={fold} of data.folds={folds}", "held-out")
 
 
-def write_fold_scores(final: str | Path, held: Any, path: str | Path, model: Any = None) -> int:
+def write_fold_scores(final: str | Path, held: Any, path: str | Path, model: Any = None,
+                      read: str = "whole") -> int:
     """Score the held-out fold's pairs with the model saved at ``final`` (``model``: its
-    :func:`~citetrain.train.judge_card.load_judge` engine, when loaded already); JSON lines of
-    ``{key, group, source, label, probs, lexical}`` (probs by support level: no, partial, full;
-    ``lexical`` the pair's content-word recall, for a stacked teacher), written atomically;
-    returns the number of pairs."""
+    :func:`~citetrain.train.judge_card.load_judge` engine read ``read``, when loaded already);
+    JSON lines of ``{key, group, source, label, probs, lexical}`` (probs by support level: no,
+    partial, full; ``lexical`` the pair's content-word recall, for a stacked teacher; ``read``
+    when the statements were read clause by clause), written atomically; returns the number of
+    pairs."""
     from citetrain.io.writers import atomic_write_text
     from citetrain.train.judge_card import load_judge, score_pairs
 
     pairs = list(zip(held["premise"], held["hypothesis"]))
-    results, lexical, _ = score_pairs(model if model is not None else load_judge(final), pairs)
+    results, lexical, _ = score_pairs(model if model is not None else load_judge(final, read),
+                                      pairs)
+    extra = {} if read == "whole" else {"read": read}
     lines = []
     for (p, h), grp, src, lab, r, x in zip(pairs, held["group"], held["source"], held["label"],
                                           results, lexical):
@@ -100,7 +104,7 @@ def write_fold_scores(final: str | Path, held: Any, path: str | Path, model: Any
         full, partial, no = r.support
         lines.append(json.dumps({"key": pair_key(p, h), "group": grp,
                                  "source": src.partition(":")[0], "label": int(lab),
-                                 "probs": [no, partial, full], "lexical": x}))
+                                 "probs": [no, partial, full], "lexical": x, **extra}))
     atomic_write_text(path, "\n".join(lines) + "\n")
     return len(lines)
 
@@ -127,7 +131,8 @@ def _fold_line(row: dict[str, Any], stack: bool) -> tuple[str, list[float], dict
     if stack and not {"label", "lexical"} <= set(row):
         raise LineProblem("a stacked teacher needs the pair's label and lexical recall (a "
                           "fold_scores.jsonl written before stacked teachers)")
-    return row["key"], probs, {k: row.get(k) for k in ("label", "source", "lexical")}
+    return row["key"], probs, {"read": row.get("read", "whole"),
+                               **{k: row.get(k) for k in ("label", "source", "lexical")}}
 
 
 def merge_teachers(files: Iterable[str | Path], out: str | Path,
@@ -135,20 +140,23 @@ def merge_teachers(files: Iterable[str | Path], out: str | Path,
     """Average the ``probs`` of every key over the fold-score ``files`` (the folds of several
     teacher runs; a key repeated within one file, a pair read from two sources, is read once)
     into ``out`` (JSON lines ``{key, probs, teachers}``, atomically). With ``stack``, the averaged
-    teacher is stacked with lexical recall (:func:`stack_teacher`) before it is written. Returns
-    ``{"pairs", "files", "teachers_per_pair"}`` (and ``"stacks"``)."""
+    teacher is stacked with lexical recall (:func:`stack_teacher`) before it is written. Files of
+    teachers that read the statements differently (whole, clause by clause) are not mixed. Returns
+    ``{"pairs", "files", "teachers_per_pair"}`` (and ``"stacks"``; ``"read"`` when not whole)."""
     from citetrain.io.writers import atomic_write_text
 
     sums: dict[str, list[float]] = {}
     seen: dict[str, int] = defaultdict(int)
     facts: dict[str, dict[str, Any]] = {}  # label, source and lexical recall of each pair
     names = [str(f) for f in files]
+    reads: dict[str, str] = {}  # each reading and the first file that has it
     for name in names:
         mine: dict[str, list[float]] = {}  # a pair read twice by one teacher counts once
         for _, (key, probs, fact) in json_rows(name, lambda row: _fold_line(row, stack),
                                           "a fold-score line"):
             mine.setdefault(key, probs)
             facts.setdefault(key, fact)
+            reads.setdefault(fact["read"], name)
         for key, probs in mine.items():
             acc = sums.setdefault(key, [0.0] * LEVELS)
             for i, p in enumerate(probs):
@@ -156,9 +164,15 @@ def merge_teachers(files: Iterable[str | Path], out: str | Path,
             seen[key] += 1
     if not sums:
         raise CitetrainError(f"merge_teachers: no fold scores in {', '.join(names) or '(no files)'}")
+    if len(reads) > 1:
+        raise CitetrainError("merge_teachers: the teachers read the statements differently ("
+                             + "; ".join(f"{r} in {f}" for r, f in reads.items())
+                             + "): train them with one data.fold_read")
     merged = {k: [v / seen[k] for v in acc] for k, acc in sums.items()}
     info: dict[str, Any] = {"pairs": len(sums), "files": len(names),
                             "teachers_per_pair": sorted(set(seen.values()))}
+    if (read := next(iter(reads))) != "whole":
+        info["read"] = read
     if stack:
         merged, info["stacks"] = stack_teacher(merged, facts)
     lines = [json.dumps({"key": k, "probs": p, "teachers": seen[k]}) for k, p in merged.items()]

@@ -15,6 +15,8 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
+from citetrain.errors import CitetrainError
+
 THROUGHPUT_PAIRS = 256  # pairs timed per dtype
 
 
@@ -24,17 +26,23 @@ def auc(res: dict[str, Any]) -> float:
     return float(res.get("roc_auc_mean", res.get("roc_auc", float("nan"))))
 
 
-def load_judge(final: str | Path) -> Any:
+READS = ("whole", "clauses")  # how a teacher reads a pair: the statement whole, or clause by clause
+
+
+def load_judge(final: str | Path, read: str = "whole") -> Any:
     """The judge saved at ``final`` as a ``classifier:`` engine read alone (no saved stack), on
     the GPU when there is one, without cache or progress bars: what the card and a teacher's
-    fold scores read it with."""
+    fold scores read it with. ``read="clauses"``: the statement whole and clause by clause,
+    half and half (``clauses:classifier:PATH``, :mod:`citetrain.nli.clauses`)."""
     import torch
 
     from citetrain.nli.registry import make_engine
 
+    if read not in READS:
+        raise CitetrainError(f"a judge is read {' or '.join(READS)}, not {read!r}")
     device = "cpu" if not torch.cuda.is_available() else "auto"
-    return make_engine(f"classifier:{final}", cache=False, progress=False, device=device,
-                       stacked=False)
+    spec = f"classifier:{final}" if read == "whole" else f"clauses:classifier:{final}"
+    return make_engine(spec, cache=False, progress=False, device=device, stacked=False)
 
 
 def score_pairs(model: Any, pairs: list[tuple[str, str]]) -> tuple[list[Any], list[float], float]:

@@ -81,6 +81,8 @@ class DataSection(_Section):
     # merged teacher file's probabilities, mixed with the label by teacher_weight
     folds: int | None = Field(default=None, ge=2)
     fold: int | None = Field(default=None, ge=0)
+    # how a teacher run reads its fold: the statement whole, or clause by clause (nli.clauses)
+    fold_read: Literal["whole", "clauses"] = "whole"
     teacher: str | None = None
     teacher_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     # crossencoder: sources (formats such as attributionbench, or FORMAT:PATH entries) whose

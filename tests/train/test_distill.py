@@ -117,12 +117,13 @@ def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_p
     files = []
     for k in range(2):
         data = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / f"t{k}", max_steps=2)
-        data["data"].update(folds=2, fold=k)
+        data["data"].update(folds=2, fold=k, fold_read="clauses")
         data["data"]["dataset"] = str(tmp_path / "pairs" / "dataset")
         summary = train(validate_recipe(data))
         rows = [json.loads(x) for x in (tmp_path / f"t{k}" / "run" / "fold_scores.jsonl")
                 .read_text().splitlines()]
-        assert summary["fold"] == {"fold": k, "folds": 2, "pairs": len(rows)}
+        assert summary["fold"] == {"fold": k, "folds": 2, "pairs": len(rows), "read": "clauses"}
+        assert {r["read"] for r in rows} == {"clauses"}
         assert f"Fold {k} of 2 of the training claims left out" in (
             Path(summary["final"]) / "README.md").read_text()
         assert {fold_of(r["group"], 2, 0) for r in rows} == {k}
@@ -131,6 +132,7 @@ def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_p
         total = len(load_from_disk(str(tmp_path / "pairs" / "dataset"))["train"])
         assert summary["train_pairs"] + len(rows) == total  # the fold is out of training
         files.append(tmp_path / f"t{k}" / "run")
+    _fold_read_clause_by_clause(files[0] / "final", tmp_path)
     teacher = tmp_path / "teacher.jsonl"
     from citetrain.cli.main import main
 
@@ -139,7 +141,8 @@ def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_p
     merged = read_teacher(teacher)
     info = {"pairs": len(merged)}
     # one seed: each pair scored by the one teacher whose fold held it out
-    assert f"teacher: {len(merged)} pairs from 2 runs (teachers per pair: 1)" in said
+    assert (f"teacher: {len(merged)} pairs from 2 runs (teachers per pair: 1; read clause by "
+            "clause)") in said
 
     student = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "s", max_steps=2)
     student["data"].update(teacher=str(teacher), teacher_weight=0.5,
@@ -155,6 +158,46 @@ def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_p
     assert summary["train_pairs"] == info["pairs"]  # every training pair was out of some fold
     assert all(math.isfinite(x) for x in summary["losses"])
     assert (Path(summary["final"]) / "config.json").is_file()
+
+
+def _fold_read_clause_by_clause(final: Path, tmp_path: Path) -> None:
+    """A teacher that reads its fold clause by clause (``data.fold_read: clauses``) writes, per
+    pair, half its support of the whole statement and half the mean over the clause segments,
+    marks the lines, and its file is not merged with whole-statement teachers."""
+    import datasets
+
+    from citetrain.text.segments import clause_segments
+    from citetrain.train.distill import write_fold_scores
+    from citetrain.train.judge_card import load_judge
+
+    two = "claim 3 says w3, and claim 4 says w4 which is chunk 1"
+    held = datasets.Dataset.from_dict({
+        "premise": ["chunk 1 of w3 . chunk 2 of w4 .", "chunk 0 of w5 ."],
+        "hypothesis": [two, "claim 5 says w5"], "label": [1, 2], "group": ["a", "b"],
+        "source": ["wice_oracle:x.jsonl"] * 2})
+    whole, clauses = tmp_path / "whole.jsonl", tmp_path / "clauses.jsonl"
+    assert write_fold_scores(final, held, whole) == 2
+    assert write_fold_scores(final, held, clauses, read="clauses") == 2
+    w = [json.loads(x) for x in whole.read_text().splitlines()]
+    c = [json.loads(x) for x in clauses.read_text().splitlines()]
+    assert "read" not in w[0] and [r["read"] for r in c] == ["clauses", "clauses"]
+    segments = clause_segments(two)
+    assert len(segments) >= 2
+    engine = load_judge(final)
+    parts = [engine.results([(held["premise"][0], x)])[0].support for x in segments]
+    no = [sum(s[2] for s in parts) / len(parts), w[0]["probs"][0]]
+    full = [sum(s[0] for s in parts) / len(parts), w[0]["probs"][2]]
+    assert c[0]["probs"][0] == pytest.approx(sum(no) / 2, abs=1e-5)  # levels: no, partial, full
+    assert c[0]["probs"][2] == pytest.approx(sum(full) / 2, abs=1e-5)
+    assert c[0]["probs"][2] != pytest.approx(w[0]["probs"][2], abs=1e-6)
+    assert c[1]["probs"] == pytest.approx(w[1]["probs"], abs=1e-6)  # one segment: read whole
+    assert merge_teachers([clauses], tmp_path / "t.jsonl")["read"] == "clauses"
+    assert "read" not in merge_teachers([whole], tmp_path / "t.jsonl")
+    with pytest.raises(CitetrainError, match=r"read the statements differently \(whole in "
+                       r".*whole.jsonl; clauses in .*clauses.jsonl\)"):
+        merge_teachers([whole, clauses], tmp_path / "t.jsonl")
+    with pytest.raises(CitetrainError, match="a judge is read whole or clauses, not 'parts'"):
+        load_judge(final, "parts")
 
 
 def _fold_line(key: str, probs: list[float], label: int, source: str, lexical: float) -> str:

@@ -100,6 +100,10 @@ def test_a_killed_scoring_resumes_from_its_finished_chunks(tmp_path):
     # another chunk size (or weight, build, teachers) is another run: refused, not mixed in
     with pytest.raises(CitetrainError, match="a partial run of another input, checkpoint or setting"):
         add_transfer(teacher, runs, built, engine=judges.__getitem__, chunk=2, progress=False)
+    # teachers reading clause by clause are other teachers: the whole-statement chunk is not theirs
+    with pytest.raises(CitetrainError, match="a partial run of another input, checkpoint or setting"):
+        add_transfer(teacher, runs, built, engine=judges.__getitem__, chunk=3, progress=False,
+                     read="clauses")
     again = {runs[0] / "final": Counting(), runs[1] / "final": Counting()}
     info = add_transfer(teacher, runs, built, engine=again.__getitem__, chunk=3, progress=False)
     assert info["pairs"] == 7 and info["resumed"] == 3
