@@ -44,7 +44,7 @@ def job(name: str, row: str, seed: int, recipe: str, after: str | None = None,
 
 def teachers(seeds: list[int], folds: int, read: str = "whole",
              teacher_seeds: list[int] | None = None, stage1: bool = True) -> list[dict]:
-    """Stage 1 of every seed (unless ``stage1`` is false: no student starts from it), and the
+    """Stage 1 of every seed (unless ``stage1`` is false: no ``2stage`` student), and the
     fold teachers of ``teacher_seeds`` (default ``seeds``), reading their fold ``read``."""
     out = [job(f"built-s{s}", "built", s, "built", built=True) for s in seeds] if stage1 else []
     out += [job(f"teach-f{k}-s{s}", f"teach-f{k}", s, "human",
@@ -135,7 +135,7 @@ def main() -> None:
     human, built = Path(args.human).resolve(), Path(args.built).resolve()
     dest = Path(args.collect) if args.collect else None
     prepare(human)
-    stage1 = not args.student_rows or any(not r.strip().startswith("mixed-")
+    stage1 = not args.student_rows or any(r.strip().startswith("2stage")
                                           for r in args.student_rows.split(","))
     teacher_seeds = [int(s) for s in args.teacher_seeds.split(",")] if args.teacher_seeds else None
     first = teachers(seeds, args.folds, args.read, teacher_seeds, stage1)
