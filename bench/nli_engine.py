@@ -49,6 +49,8 @@ import punkt  # noqa: E402
 import torch  # noqa: E402
 import transformers  # noqa: E402
 
+from floor import MATMUL_N, clock, flops_of, matmul_rate  # noqa: E402
+
 from citetrain.io.writers import atomic_write_text  # noqa: E402
 from citetrain.metrics.alce import alce  # noqa: E402
 from citetrain.nli.cache import NLICache  # noqa: E402
@@ -69,7 +71,6 @@ BIG = {
     "xxl": {"d_model": 1024, "d_ff": 65536, "num_heads": 128, "d_kv": 128, "num_layers": 24},
 }
 BIG_VOCAB, BIG_MAX_LENGTH = 32128, 512
-MATMUL_N = 2048  # the floor's reference product: MATMUL_N x MATMUL_N, fp32 or the run's dtype
 # records: (topics, doc tokens, statement tokens); None topics = one topic per record
 DATA = {"tiny": (25, (20, 35), (8, 16)), "big": (None, (120, 140), (22, 34))}
 SYLLABLES = [c + v for c in "bdfgklmnprstvz" for v in "aeiou"] + ["an", "el", "is", "or", "un"]
@@ -209,13 +210,6 @@ def big_true_model(shape: str, records: list[Record], device: str, dtype) -> Pat
     return path
 
 
-def clock(device: str) -> float:
-    """``time.perf_counter()`` once the device's queued work is done."""
-    if device == "cuda":
-        torch.cuda.synchronize()
-    return time.perf_counter()
-
-
 def peak_gib(device: str, reset: bool = False) -> float | None:
     """Peak GPU memory allocated since the last reset, in GiB (``None`` on the CPU)."""
     if device != "cuda":
@@ -235,28 +229,11 @@ def device_name(device: str) -> str:
 
 # --- the floor: what any exact engine must compute, at the device's best rate ----------------
 
-def matmul_rate(dev: str, dtype, n: int = MATMUL_N, reps: int = 5) -> float:
-    """FLOP/s of an ``n`` x ``n`` matrix product on ``dev`` in ``dtype`` (the best the device does
-    with the threads set): the rate no model's forward pass exceeds."""
-    a = torch.randn(n, n, device=dev, dtype=dtype)
-    b = torch.randn(n, n, device=dev, dtype=dtype)
-    for _ in range(2):
-        a @ b
-    t0 = clock(dev)
-    for _ in range(reps):
-        a @ b
-    return 2 * n**3 * reps / (clock(dev) - t0)
-
-
 def model_flops(records: list[Record], backend: Seq2SeqNLI) -> int:
     """FLOPs of the matrix products (linear layers, attention) that (a)'s model pairs need,
     counted by ``torch.utils.flop_counter`` over a fresh engine (no cache) that asks one pair at
     a time, so that no padding is counted: what any exact batching must still compute."""
-    from torch.utils.flop_counter import FlopCounterMode
-
-    with FlopCounterMode(display=False) as counter:
-        alce(records, NLIEngine(backend, batch_size=1, progress=False))
-    return counter.get_total_flops()
+    return flops_of(lambda: alce(records, NLIEngine(backend, batch_size=1, progress=False)))
 
 
 # --- (b) ALCE eval.py, compute_autoais, one pair at a time -------------------------------------

@@ -10,6 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[2]
 
 
@@ -31,6 +33,12 @@ def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     for row in rows:
         assert row["statements"] > 0 and row["seconds"] > 0, row
         assert row["statements_per_s"] > 0, row
+    floor = data["floor"]  # the int8 row's pairs at the cores' int8 matrix-product rate
+    assert floor["pairs"] > 0 and floor["gflop"] > 0 and floor["int8_gop_per_s"] > 0
+    int8 = next(r for r in rows if r["dtype"] == "int8")
+    assert floor["floor_s"] == pytest.approx(floor["gflop"] / floor["int8_gop_per_s"])
+    assert floor["statements_per_s"] == pytest.approx(int8["statements"] / floor["floor_s"])
+    assert "floor: the int8 row's" in got.stdout
     gen = rows[-1]
     assert gen["unit"] == "prompts" and gen["prompts_per_s"] > 0 and gen["new_tokens"] > 0
     assert not list(tmp_path.glob(".x.json.*"))  # the temporary file was renamed away
