@@ -35,6 +35,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from judge_campaign import RECIPES, REPO, collect, prepare, run_all, runner_args  # noqa: E402
 
+from citetrain.nli.clauses import READS  # noqa: E402
+
 
 def job(name: str, row: str, seed: int, recipe: str, after: str | None = None,
         built: bool = False, sets: list[str] | None = None) -> dict:
@@ -106,7 +108,7 @@ def main() -> None:
     ap.add_argument("--stack", choices=["none", "lexical"], default="none",
                     help="lexical: stack the teacher with lexical recall per source "
                     "(citetrain teacher --stack lexical); students kdsW")
-    ap.add_argument("--read", choices=["whole", "clauses"], default="whole",
+    ap.add_argument("--read", choices=READS, default="whole",
                     help="clauses: the teachers read their folds and the transfer pairs clause "
                     "by clause (data.fold_read; citetrain.nli.clauses), the students whole")
     ap.add_argument("--human-students", action="store_true",

@@ -27,6 +27,8 @@ from citetrain.nli.engine import NLIEngine
 from citetrain.nli.mean import three_way
 from citetrain.text.segments import clause_segments
 
+READS = ("whole", "clauses")  # how a saved judge reads a statement: whole, or as ``clauses:SPEC``
+
 
 class ClausesNLI:
     """``inner`` read on the whole statement and its clause segments (module docstring)."""

@@ -26,9 +26,6 @@ def auc(res: dict[str, Any]) -> float:
     return float(res.get("roc_auc_mean", res.get("roc_auc", float("nan"))))
 
 
-READS = ("whole", "clauses")  # how a teacher reads a pair: the statement whole, or clause by clause
-
-
 def load_judge(final: str | Path, read: str = "whole") -> Any:
     """The judge saved at ``final`` as a ``classifier:`` engine read alone (no saved stack), on
     the GPU when there is one, without cache or progress bars: what the card and a teacher's
@@ -37,6 +34,7 @@ def load_judge(final: str | Path, read: str = "whole") -> Any:
     :mod:`citetrain.nli.clauses`)."""
     import torch
 
+    from citetrain.nli.clauses import READS
     from citetrain.nli.registry import make_engine
 
     if read not in READS:

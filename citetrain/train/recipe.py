@@ -14,6 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from citetrain.config import ConfigError, apply_overrides, did_you_mean, load_yaml, validate
 from citetrain.metrics.registry import METRICS
 from citetrain.models.tiny import TinySpec
+from citetrain.nli.clauses import READS
 from citetrain.nli.hints import HINT_MODES
 from citetrain.rewards.citation import NAMES as REWARD_NAMES
 
@@ -82,7 +83,7 @@ class DataSection(_Section):
     folds: int | None = Field(default=None, ge=2)
     fold: int | None = Field(default=None, ge=0)
     # how a teacher run reads its fold: the statement whole, or clause by clause (nli.clauses)
-    fold_read: Literal["whole", "clauses"] = "whole"
+    fold_read: Literal[READS] = "whole"
     teacher: str | None = None
     teacher_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     # crossencoder: sources (formats such as attributionbench, or FORMAT:PATH entries) whose
