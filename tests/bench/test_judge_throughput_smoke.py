@@ -33,10 +33,20 @@ def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     for row in rows:
         assert row["statements"] > 0 and row["seconds"] > 0, row
         assert row["statements_per_s"] > 0, row
-    floor = data["floor"]  # the int8 row's pairs at the cores' int8 matrix-product rate
+    from citetrain.nli.hf import cpu_has_bf16
+
+    native = cpu_has_bf16()  # bf16 weights are a row (union first) where the CPU has them
+    assert [r["dtype"] for r in rows if r["scorer"].startswith("cross-encoder judge")] == (
+        ["fp32", "int8", "bf16"] if native else ["fp32", "int8"])
+    assert set(data["same_ratings"]) == ({"int8", "bf16"} if native else {"int8"})
+    # the int8 row's pairs at the cores' fastest low-precision matrix-product rate
+    floor = data["floor"]
     assert floor["pairs"] > 0 and floor["gflop"] > 0 and floor["int8_gop_per_s"] > 0
+    assert (floor["bf16_gflop_per_s"] is not None) == native
+    rates = {"int8": floor["int8_gop_per_s"], "bf16": floor["bf16_gflop_per_s"] or 0.0}
+    assert floor["best"] == max(rates, key=rates.get)
     int8 = next(r for r in rows if r["dtype"] == "int8")
-    assert floor["floor_s"] == pytest.approx(floor["gflop"] / floor["int8_gop_per_s"])
+    assert floor["floor_s"] == pytest.approx(floor["gflop"] / rates[floor["best"]])
     assert floor["statements_per_s"] == pytest.approx(int8["statements"] / floor["floor_s"])
     assert "floor: the int8 row's" in got.stdout
     gen = rows[-1]

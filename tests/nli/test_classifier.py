@@ -239,6 +239,59 @@ def test_int8_dtype_quantizes_the_linear_layers_and_keeps_the_answers(models):
     assert [x.support is None for x in a] == [y.support is None for y in b]
 
 
+def test_bf16_weights_key_the_cache_apart_and_stay_close_to_fp32(models, monkeypatch):
+    """``dtype="bf16"`` on a CPU: bf16 weights, answers within bf16 rounding of fp32's, and a
+    cache revision of their own (``+bf16``; fp16 ``+fp16``), so no fp32 answer is reused for them
+    or the other way round. A CPU without native bf16 is warned that it will be slower."""
+    import warnings
+
+    from citetrain.nli import hf
+
+    fp32 = ClassifierNLI(models["three"], device="cpu")
+    monkeypatch.setattr(hf, "cpu_has_bf16", lambda: True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # native bf16: no warning
+        bf16 = ClassifierNLI(models["three"], device="cpu", dtype="bf16")
+    assert next(bf16.model.parameters()).dtype == torch.bfloat16
+    assert bf16.revision == fingerprint(models["three"]) + "+bf16+win"
+    assert ClassifierNLI(models["three"], device="cpu", dtype="fp16").revision.startswith(
+        fingerprint(models["three"]) + "+fp16")
+    assert "+bf16" not in fp32.revision and "+fp" not in fp32.revision
+    a, b = fp32.predict(PAIRS), bf16.predict(PAIRS)
+    assert max(abs(x.prob - y.prob) for x, y in zip(a, b)) < 0.02
+    assert any(x.prob != y.prob for x, y in zip(a, b))  # bf16 did the arithmetic
+    monkeypatch.setattr(hf, "cpu_has_bf16", lambda: False)
+    with pytest.warns(UserWarning, match="no native bf16"):
+        ClassifierNLI(models["three"], device="cpu", dtype="bf16")
+
+
+def test_batches_are_cut_to_their_longest_row_and_answers_keep_their_order(models):
+    """Rows are batched longest first, each batch padded only to its own longest row (right or
+    left padding), and the answers come back in the pairs' order: the same as one pair at a time."""
+    from citetrain.nli.classifier import length_batches
+
+    nli = ClassifierNLI(models["three"], device="cpu", batch_size=2)
+    enc = nli.tokenizer([p for p, _ in PAIRS], [h for _, h in PAIRS], padding=True,
+                        return_tensors="pt")
+    lengths = enc["attention_mask"].sum(dim=1)
+    order, batches = length_batches(enc, 2)
+    assert sorted(order.tolist()) == [0, 1, 2, 3]
+    assert lengths[order].tolist() == sorted(lengths.tolist(), reverse=True)
+    for i, batch in enumerate(batches):
+        rows = order[2 * i:2 * i + 2]
+        assert batch["input_ids"].shape[1] == int(lengths[rows].max())
+        assert batch["attention_mask"].sum().item() == int(lengths[rows].sum())  # no token lost
+    left = {k: v.clone() for k, v in enc.items()}
+    for k, v in left.items():  # the same rows padded on the left
+        left[k] = torch.stack([torch.roll(row, int(v.shape[1] - n)) for row, n in zip(v, lengths)])
+    _, lbatches = length_batches(left, 2, "left")
+    for batch, lbatch in zip(batches, lbatches):
+        for row, lrow, n in zip(batch["input_ids"], lbatch["input_ids"], batch["attention_mask"].sum(1)):
+            assert row[:n].tolist() == lrow[-n:].tolist()
+    for res, row in zip(nli.predict(PAIRS), _softmax_rows(nli, PAIRS)):
+        assert res.support == pytest.approx((row[1], row[2], row[0]), abs=1e-5)
+
+
 def test_int8_weights_per_channel_and_each_pair_read_alone(models):
     """int8 weights carry one scale per output channel, and a pair's answer does not depend on the
     pairs asked with it (one activation scale per pair, no padding): the same bits alone as in a

@@ -109,6 +109,12 @@ def test_stage_one_trains_on_built_pairs_and_validates_on_human_ones(tiny_bert, 
     assert f"| attributionbench | {ab_row['pairs']} | {ab_row['claims']} | {ab_row['model']:.3f} |" in card
     tp = one["heldout"]["throughput"]
     assert tp["pairs_per_s"] > 0 and tp["int8_pairs_per_s"] > 0 and "int8" in card
+    from citetrain.nli.hf import cpu_has_bf16
+
+    if cpu_has_bf16():  # bf16 is timed where the CPU multiplies it natively
+        assert tp["bf16_pairs_per_s"] > 0 and f"bf16 {tp['bf16_pairs_per_s']} pairs/s" in card
+    else:
+        assert "bf16_pairs_per_s" not in tp
     two = recipe_data(Path(one["final"]), [f"attributionbench:{ab}"], tmp_path / "s2")
     summary = train(validate_recipe(two))
     assert summary["base_model"] == one["final"] and summary["train_pairs"] < 40
