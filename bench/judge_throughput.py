@@ -306,11 +306,11 @@ def main() -> None:
 
     from citetrain.judges.nli import NLIJudge
     from citetrain.metrics.alce import alce
-    from citetrain.nli.hf import cpu_has_bf16
+    from citetrain.nli.hf import cpu_dtypes
     from citetrain.text.statements import statements
 
     device = device_name(args.device, args.threads)
-    ce_dtypes = ("fp32", "bf16") if cuda else ("fp32", "int8", "bf16") if cpu_has_bf16() else ("fp32", "int8")
+    ce_dtypes = ("fp32", "bf16") if cuda else cpu_dtypes()
     print(f"device: {device} | torch {torch.__version__} | transformers {transformers.__version__} | "
           f"cross-encoder dtypes: {', '.join(ce_dtypes)}; generative: "
           f"{'bfloat16' if args.gen_shape == '1.5b' else 'float32'}")
@@ -420,7 +420,7 @@ def main() -> None:
     tmp.cleanup()
 
 
-def agreement(path: str, dtypes: tuple[str, ...] = ("fp32", "int8")) -> None:
+def agreement(path: str, dtypes: tuple[str, ...]) -> None:
     """Held-out ROC-AUC (one-vs-one mean, or binary) of the judge in each of ``dtypes`` (the first
     the reference), and each other's difference from it."""
     from citetrain.io.labelled import read_labelled

@@ -147,6 +147,11 @@ def cpu_has_bf16() -> bool:
         return False
 
 
+def cpu_dtypes() -> tuple[str, ...]:
+    """The dtypes a judge serves in on this CPU, fp32 first: int8, and bf16 where native."""
+    return ("fp32", "int8", "bf16") if cpu_has_bf16() else ("fp32", "int8")
+
+
 DTYPE_TAGS = {"bfloat16": "+bf16", "float16": "+fp16"}  # cache revision per weight dtype
 
 

@@ -139,7 +139,7 @@ def throughput(final: str | Path, pairs: list[tuple[str, str]], pairs_per_s: flo
     on the same pairs for the ratio)."""
     import torch
 
-    from citetrain.nli.hf import cpu_has_bf16
+    from citetrain.nli.hf import cpu_dtypes
     from citetrain.nli.registry import make_engine
 
     out: dict[str, Any] = {"device": device, "threads": torch.get_num_threads(),
@@ -147,7 +147,7 @@ def throughput(final: str | Path, pairs: list[tuple[str, str]], pairs_per_s: flo
     if device != "cpu":
         return out
     sample = pairs[:THROUGHPUT_PAIRS]
-    for dtype in ("fp32", "int8", "bf16") if cpu_has_bf16() else ("fp32", "int8"):
+    for dtype in cpu_dtypes():
         engine = make_engine(f"classifier:{final}", cache=False, progress=False, device="cpu",
                              dtype=dtype)
         start = time.perf_counter()
