@@ -34,6 +34,7 @@ from citetrain.errors import CitetrainError
 from citetrain.nli.base import NLIResult, Pair
 from citetrain.nli.hf import HFBackend
 from citetrain.nli.stack import CONFIG_KEY as STACK_KEY, Stack
+from citetrain.nli.tokens import token_lengths
 
 DEFAULT_MAX_LENGTH = 512
 ENTAIL = {"entailment", "entail", "entails", "entailed", "supported", "full_support"}
@@ -123,21 +124,16 @@ def label_indices(id2label: Mapping[Any, str]) -> dict[str, int]:
     return found
 
 
-def token_lengths(tokenizer: Any, texts: Sequence[str]) -> list[int]:
-    """Tokens per text without special tokens; only measured, so transformers' warning about
-    sequences longer than the model's maximum is off."""
-    return [len(ids) for ids in tokenizer(list(texts), add_special_tokens=False,
-                                          verbose=False)["input_ids"]]
-
-
 def select_premises(pairs: Sequence[Pair], tokenizer: Any, max_length: int,
-                    read_as: Sequence[str] | None = None) -> list[str]:
+                    read_as: Sequence[str] | None = None,
+                    count: Callable[[list[str]], list[int]] | None = None) -> list[str]:
     """:func:`select_evidence` for each pair, the room being ``max_length`` less the statement
     and the pair's special tokens (as the tokenizer counts them); ``read_as``: the statements as
-    the model reads them (with a coverage hint), whose length counts instead."""
+    the model reads them (with a coverage hint), whose length counts instead; ``count``: token
+    counts of texts (default :func:`token_lengths`; a backend passes its :class:`~citetrain.nli.tokens.TokenCounts`)."""
     extra = tokenizer.num_special_tokens_to_add(pair=True)
     hyps = list(read_as) if read_as is not None else [h for _, h in pairs]
-    count = partial(token_lengths, tokenizer)
+    count = count or partial(token_lengths, tokenizer)
     hyp_lengths = count(hyps) if hyps else []
     splits = split_premises([p for p, _ in pairs], count)
     return [select_evidence(p, h, max_length - n - extra, count, splits[p])
@@ -145,26 +141,31 @@ def select_premises(pairs: Sequence[Pair], tokenizer: Any, max_length: int,
 
 
 def read_pairs(pairs: Sequence[Pair], tokenizer: Any, max_length: int, premise: str | None,
-               hint: str | None) -> tuple[list[str], list[str]]:
+               hint: str | None, count: Callable[[list[str]], list[int]] | None = None
+               ) -> tuple[list[str], list[str]]:
     """``(premises, statements)`` as a model trained with ``data.premise`` / ``data.hint`` (its
     config's ``citetrain_premise`` / ``citetrain_hint``) reads them: each statement with its
-    coverage hint, each premise cut to its best-covering sentences under ``select``."""
+    coverage hint, each premise cut to its best-covering sentences under ``select``
+    (``count`` as in :func:`select_premises`)."""
     from citetrain.nli.hints import hinted
 
     hyps = hinted(pairs, hint)
     if premise == "select":
-        return select_premises(pairs, tokenizer, max_length, hyps), hyps
+        return select_premises(pairs, tokenizer, max_length, hyps, count), hyps
     return [p for p, _ in pairs], hyps
 
 
 def encode_pairs(tokenizer: Any, premises: Sequence[str], hyps: Sequence[str],
-                 max_length: int) -> tuple[dict[str, list], list[bool]]:
+                 max_length: int, count: Callable[[list[str]], list[int]] | None = None
+                 ) -> tuple[dict[str, list], list[bool]]:
     """Token ids of (premise, statement) pairs cut to ``max_length`` from the premise, and for
     each pair whether its statement left room for a premise token; a statement that does not is
     cut too (``longest_first``) rather than refused, as the fast tokenizer does under
-    ``only_first``. Unpadded lists; :func:`tokenizer.pad` makes a batch of them."""
+    ``only_first``. Unpadded lists; :func:`tokenizer.pad` makes a batch of them. ``count`` as in
+    :func:`select_premises`."""
     room = max_length - tokenizer.num_special_tokens_to_add(pair=True)
-    fits = [n < room for n in token_lengths(tokenizer, hyps)] if hyps else []
+    count = count or partial(token_lengths, tokenizer)
+    fits = [n < room for n in count(list(hyps))] if hyps else []
     out: dict[str, list] = {}
     for rows, mode in (([i for i, ok in enumerate(fits) if ok], "only_first"),
                        ([i for i, ok in enumerate(fits) if not ok], "longest_first")):
@@ -234,14 +235,16 @@ class ClassifierNLI(HFBackend):
 
     def _encode(self, pairs: Sequence[Pair]):
         """Token rows and, per row, the pair it belongs to (several rows per long premise)."""
-        premises, hyps = read_pairs(pairs, self.tokenizer, self.max_length, self.premise, self.hint)
+        premises, hyps = read_pairs(pairs, self.tokenizer, self.max_length, self.premise, self.hint,
+                                    self.token_counts)
         if self.premise == "select":
-            rows, fits = encode_pairs(self.tokenizer, premises, hyps, self.max_length)
+            rows, fits = encode_pairs(self.tokenizer, premises, hyps, self.max_length,
+                                      self.token_counts)
             self.cut_statements += fits.count(False)
             enc = self.tokenizer.pad(rows, padding=True, return_tensors="pt")
             return enc, list(range(len(pairs)))
         if self.windows:
-            longest_h = max(token_lengths(self.tokenizer, hyps))
+            longest_h = max(self.token_counts(hyps))
             room = self.max_length - longest_h - 4
             if room >= 16:
                 enc = self.tokenizer(premises, hyps, padding=True, truncation="only_first",

@@ -307,6 +307,9 @@ class HFBackend:
         self.batch_size = int(batch_size)
         self.max_length = max_length
         self.threshold = threshold
+        from citetrain.nli.tokens import TokenCounts
+
+        self.token_counts = TokenCounts(self.tokenizer)
         self._setup(str(model))
 
     def _setup(self, model: str) -> None:
@@ -321,10 +324,9 @@ class HFBackend:
         return min(self.max_length, (len(pair[0]) + len(pair[1])) // 4 + 8)
 
     def input_lengths(self, pairs: Sequence[Pair]) -> list[int]:
-        """Untruncated input length in tokens per pair (premise and hypothesis as a text pair)."""
-        enc = self.tokenizer([p for p, _ in pairs], [h for _, h in pairs], add_special_tokens=True,
-                             verbose=False)  # measured, not run: no over-length warning
-        return [len(ids) for ids in enc["input_ids"]]
+        """Untruncated input length in tokens per pair (premise and hypothesis as a text pair),
+        each distinct text tokenized once per backend (:attr:`token_counts`)."""
+        return self.token_counts.pair_lengths([p for p, _ in pairs], [h for _, h in pairs])
 
     def truncates(self, pairs: Sequence[Pair]) -> list[bool]:
         """Whether each pair is longer than ``max_length`` tokens (its premise gets cut)."""
