@@ -123,6 +123,9 @@ def main() -> None:
     ap.add_argument("--transfer-weight", type=float, default=1.0,
                     help="the built pairs' own teacher weight (default 1.0)")
     ap.add_argument("--built-max", type=int, default=6000, help="built pairs per mixed student")
+    ap.add_argument("--transfer-dtype", default="auto",
+                    help="the teachers' weights when they read the transfer pairs (bf16: about 3x "
+                    "faster on a CPU with native bf16; citetrain teacher --dtype)")
     ap.add_argument("--student-rows", metavar="ROW,...",
                     help="only these students' rows (e.g. mixed-kd50,2stage-mixed-kd50; default all)")
     ap.add_argument("--student-name", default="",
@@ -159,7 +162,7 @@ def main() -> None:
         if not transfer.is_file():  # a resumed call keeps the scored file
             shutil.copy(teacher, out / "transfer.tmp")
             t = add_transfer(out / "transfer.tmp", teach, built, args.transfer_weight,
-                             read=info.get("read", "whole"))
+                             read=info.get("read", "whole"), dtype=args.transfer_dtype)
             os.replace(out / "transfer.tmp", transfer)
             print(f"[distill] transfer: {t}", flush=True)
     name = args.student_name or "".join(f"l{kv.partition('=')[2]}" for kv in args.student_set

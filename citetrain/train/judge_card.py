@@ -26,12 +26,13 @@ def auc(res: dict[str, Any]) -> float:
     return float(res.get("roc_auc_mean", res.get("roc_auc", float("nan"))))
 
 
-def load_judge(final: str | Path, read: str = "whole") -> Any:
+def load_judge(final: str | Path, read: str = "whole", dtype: str = "auto") -> Any:
     """The judge saved at ``final`` as a ``classifier:`` engine read alone (no saved stack), on
     the GPU when there is one, without cache or progress bars: what the card and a teacher's
     fold scores read it with (128 pairs per batch on a GPU). ``read="clauses"``: the statement
     whole and clause by clause, half and half (``clauses:classifier:PATH``,
-    :mod:`citetrain.nli.clauses`)."""
+    :mod:`citetrain.nli.clauses`). ``dtype``: the weights' (``auto``: fp32 on a CPU; ``bf16``
+    serves a CPU that multiplies it natively about three times faster)."""
     import torch
 
     from citetrain.nli.clauses import READS
@@ -43,7 +44,7 @@ def load_judge(final: str | Path, read: str = "whole") -> Any:
     spec = f"classifier:{final}" if read == "whole" else f"clauses:classifier:{final}"
     # a GPU reads 128 pairs per forward pass (16, the CPU's default, leaves it waiting on Python)
     return make_engine(spec, cache=False, progress=False, device="auto" if cuda else "cpu",
-                       stacked=False, batch_size=128 if cuda else None)
+                       stacked=False, batch_size=128 if cuda else None, dtype=dtype)
 
 
 def score_pairs(model: Any, pairs: list[tuple[str, str]]) -> tuple[list[Any], list[float], float]:

@@ -88,12 +88,14 @@ def average_scores(finals: list[Path], pairs: list[tuple[str, str]],
 
 def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | Path,
                  weight: float = 1.0, limit: int | None = None, engine: Any = None,
-                 chunk: int = CHUNK, progress: bool = True, read: str = "whole") -> dict[str, Any]:
+                 chunk: int = CHUNK, progress: bool = True, read: str = "whole",
+                 dtype: str = "auto") -> dict[str, Any]:
     """Append to the merged ``teacher`` file the pairs of ``build``'s train split (the first
     ``limit``), scored by every run's model and averaged, with their own ``weight``; pairs the file
     holds already (human pairs' out-of-fold scores) are kept as they are. ``read``: how the models
     read the statements (``whole`` or ``clauses``, as the teachers read their folds; the default
-    ``engine`` is :func:`~citetrain.train.judge_card.load_judge` with it). Scored ``chunk`` pairs at
+    ``engine`` is :func:`~citetrain.train.judge_card.load_judge` with it and ``dtype``, the
+    weights': ``bf16`` on a CPU that multiplies it natively). Scored ``chunk`` pairs at
     a time, resumable (module docstring); written atomically; returns ``{"pairs", "teachers",
     "weight", "resumed"}`` (``resumed``: pairs a killed run had scored already)."""
     from tqdm.auto import tqdm
@@ -117,6 +119,8 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
               "weight": weight, "limit": limit, "chunk": chunk, "pairs_sha256": ids_sha256(keys)}
     if read != "whole":  # a partial file of whole-statement readings stays valid
         header["read"] = read
+    if dtype != "auto":  # nor is a partial file of other weights resumed
+        header["dtype"] = dtype
     store = ChunkStore(teacher, header)
     store.prepare()
     done = {c: row["outputs"] for c, row in store.finished().items()}
@@ -124,7 +128,7 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
 
     def judge(final: Path) -> Any:  # each teacher loaded once, for all chunks
         if final not in loaded:
-            loaded[final] = engine(final) if engine is not None else _load(final, read)
+            loaded[final] = engine(final) if engine is not None else _load(final, read, dtype)
         return loaded[final]
 
     starts = range(0, len(pairs), chunk)
@@ -148,10 +152,10 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
     return {"pairs": len(pairs), "teachers": len(finals), "weight": weight, "resumed": resumed}
 
 
-def _load(final: Path, read: str = "whole") -> Any:
+def _load(final: Path, read: str = "whole", dtype: str = "auto") -> Any:
     from citetrain.train.judge_card import load_judge
 
-    return load_judge(final, read)
+    return load_judge(final, read, dtype)
 
 
 def _identity(final: Path) -> list[Any]:

@@ -198,6 +198,10 @@ def _fold_read_clause_by_clause(final: Path, tmp_path: Path) -> None:
         merge_teachers([whole, clauses], tmp_path / "t.jsonl")
     with pytest.raises(CitetrainError, match="a judge is read whole or clauses, not 'parts'"):
         load_judge(final, "parts")
+    bf16 = load_judge(final, dtype="bf16")  # transfer pairs read faster (citetrain teacher --dtype)
+    assert str(bf16.backend.model.dtype) == "torch.bfloat16" and "+bf16" in bf16.backend.revision
+    assert bf16.results([(held["premise"][0], two)])[0].support == pytest.approx(
+        engine.results([(held["premise"][0], two)])[0].support, abs=0.03)
 
 
 def _fold_line(key: str, probs: list[float], label: int, source: str, lexical: float) -> str:

@@ -104,6 +104,10 @@ def test_a_killed_scoring_resumes_from_its_finished_chunks(tmp_path):
     with pytest.raises(CitetrainError, match="a partial run of another input, checkpoint or setting"):
         add_transfer(teacher, runs, built, engine=judges.__getitem__, chunk=3, progress=False,
                      read="clauses")
+    # nor are teachers whose weights are another dtype
+    with pytest.raises(CitetrainError, match="a partial run of another input, checkpoint or setting"):
+        add_transfer(teacher, runs, built, engine=judges.__getitem__, chunk=3, progress=False,
+                     dtype="bf16")
     again = {runs[0] / "final": Counting(), runs[1] / "final": Counting()}
     info = add_transfer(teacher, runs, built, engine=again.__getitem__, chunk=3, progress=False)
     assert info["pairs"] == 7 and info["resumed"] == 3
