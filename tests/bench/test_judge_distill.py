@@ -133,7 +133,7 @@ def test_a_transfer_run_scores_the_build_with_every_fold_teacher_then_trains_stu
     monkeypatch.setattr(jd, "prepare", lambda human: None)
     monkeypatch.setattr(jd, "run_all", fake_run_all)
     monkeypatch.setattr("citetrain.train.judge_card.load_judge",
-                        lambda final, read="whole": Fixed())
+                        lambda final, read="whole", dtype="auto": Fixed())
     monkeypatch.setattr("judge_seeds.print_table", lambda table: None)
     monkeypatch.setattr(sys, "argv", ["judge_distill.py", "--out", str(out), "--seeds", "7",
                                       "--folds", "2", "--weights", "0.5", "--transfer",
