@@ -35,8 +35,9 @@ class TokenCounts:
     def __call__(self, texts: Sequence[str]) -> list[int]:
         new = [t for t in dict.fromkeys(texts) if t not in self.seen]
         if new:
-            if len(self.seen) + len(new) > self.size:
+            if len(self.seen) + len(new) > self.size:  # start over with this call's texts
                 self.seen.clear()
+                new = list(dict.fromkeys(texts))
             self.seen.update(zip(new, token_lengths(self.tokenizer, new)))
         return [self.seen[t] for t in texts]
 

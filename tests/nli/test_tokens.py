@@ -52,6 +52,9 @@ def test_each_text_is_tokenized_once_and_the_memory_stays_bounded(monkeypatch):
     counts(["a", "b"])  # 3 + 2 > 4: the memory starts over with the new texts
     assert set(counts.seen) == {"a", "b"}
     assert counts([CORPUS[0]]) == token_lengths(tok, [CORPUS[0]]) and calls[-1] == [CORPUS[0]]
+    calls.clear()  # a remembered text beside new ones when the memory starts over: all counted
+    assert counts(["a", CORPUS[0], CORPUS[1], "c"]) == token_lengths(tok, ["a", *CORPUS[:2], "c"])
+    assert calls == [["a", CORPUS[0], CORPUS[1], "c"]] and len(counts.seen) == 4
 
 
 def test_a_classifier_backend_asks_each_premise_once_across_calls(tmp_path, monkeypatch):
