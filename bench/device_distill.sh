@@ -9,7 +9,8 @@
 # what finished) and m16.part-* (the $BRING arm's seed-42 student in fp16, split to fit: `cat
 # m16.part-* > model.safetensors` beside res.tar.gz's model/ folder). Tables here with
 # python bench/judge_seeds.py --row NAME=RUN,... --combine lexmean.
-# Run (device): bash bench/device_distill.sh   [READS="clauses whole" SEEDS=42,1,2,3 TSEEDS=42]
+# Run (device): bash bench/device_distill.sh   [READS="clauses whole" SEEDS=42,1,2,3 TSEEDS=42
+#   PARALLEL=12 EXTRA="--set data.max_length=128" (more judge_distill.py arguments)]
 T0=$(date +%s)
 python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir --upgrade --target /tmp/site .whl/*.whl || exit 1
 export PYTHONPATH=/tmp/site:$PWD HF_HUB_OFFLINE=1 TOKENIZERS_PARALLELISM=false PYTHONUNBUFFERED=1
@@ -21,7 +22,7 @@ COL=/tmp/col; mkdir -p $COL
 LOOP=$!
 python3 -c "import sys; sys.path.insert(0, 'bench'); from judge_campaign import prepare, REPO; prepare(REPO / 'data/judge-crossencoder-tok/dataset')" || exit 1
 echo "prep $(( $(date +%s) - T0 )) s"
-common="--base data/carry/minilm16 --folds 4 --weights 0.5 --transfer --built-max 4000 --seeds ${SEEDS:-42,1,2,3} --teacher-seeds ${TSEEDS:-42} --student-rows mixed-kd50 --set train.use_cpu=false --set train.bf16=false --parallel 12"
+common="--base data/carry/minilm16 --folds 4 --weights 0.5 --transfer --built-max 4000 --seeds ${SEEDS:-42,1,2,3} --teacher-seeds ${TSEEDS:-42} --student-rows mixed-kd50 --set train.use_cpu=false --set train.bf16=false --parallel ${PARALLEL:-12} ${EXTRA:-}"
 pids=""
 for r in ${READS:-clauses whole}; do
   python3 bench/judge_distill.py --out runs/d-$r $common --read $r --collect $COL/$r > $COL/$r.log 2>&1 &
