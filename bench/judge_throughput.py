@@ -27,10 +27,13 @@ a BERT of all-MiniLM-L6-v2's config (hidden 384, 6 layers, 12 heads) with a Word
 trained on the records, saved to a temporary folder and read through ``classifier:PATH`` (the
 same architecture, so the same speed). Figures only; nothing is asserted. ``--json PATH`` writes
 them. ``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer config cross-encoder,
-tiny generative judge on 4 prompts, 8 new tokens). ``--agreement`` (CPU) also meta-evaluates fp32
-against int8 weights on the held-out claims of WiCE, AttributionBench and ExpertQA (``citetrain
-meta-eval --split validation``), and bf16 where native: the ROC-AUC that speed must not cost.
-Run: ``HF_HUB_OFFLINE=1 python bench/judge_throughput.py [--records 40] [--threads 2] [--agreement]``;
+tiny generative judge on 4 prompts, 8 new tokens). ``--compile``: one more row, bf16 weights (fp32
+without native bf16) through ``torch.compile`` (the classifier's ``compile`` option; the compile
+itself is timed apart). ``--agreement`` (CPU) also meta-evaluates fp32 against int8 weights on the
+held-out claims of WiCE, AttributionBench and ExpertQA (``citetrain meta-eval --split
+validation``), and bf16 where native (and compiled with ``--compile``): the ROC-AUC that speed
+must not cost.
+Run: ``HF_HUB_OFFLINE=1 python bench/judge_throughput.py [--records 40] [--threads 2] [--compile] [--agreement]``;
 GPU: ``python bench/judge_throughput.py --device cuda`` (600 synthetic records, batch 256).
 """
 from __future__ import annotations
@@ -149,18 +152,30 @@ def split(spent: dict[str, float], total: float) -> dict[str, float]:
             "rest_s": round(total - spent["predict"], 3)}
 
 
-def make_crossencoder(path: str, device: str, dtype: str, batch: int | None, cuda: bool,
+def variant(name: str) -> tuple[str, bool]:
+    """A row's weights, ``"bf16"`` or ``"bf16+compile"``: (dtype, whether compiled)."""
+    dtype, _, how = name.partition("+")
+    return dtype, how == "compile"
+
+
+def make_crossencoder(path: str, device: str, name: str, batch: int | None, cuda: bool,
                       warm: list[tuple[str, str]]):
-    """An engine over ``classifier:PATH`` whose forward batches are ``batch`` pairs (the
-    backend's ``batch_size``: ``make_engine(batch_size=)`` sets only the engine's), warmed up on
-    CUDA, and its time counters."""
+    """An engine over ``classifier:PATH`` in the weights ``name`` says (:func:`variant`) whose
+    forward batches are ``batch`` pairs (the backend's ``batch_size``: ``make_engine(batch_size=)``
+    sets only the engine's), warmed up on CUDA and when compiled (the compile is not timed), and
+    its time counters."""
     from citetrain.nli.engine import NLIEngine
     from citetrain.nli.registry import make_backend
 
-    opts = {"device": device, "dtype": dtype, **({"batch_size": batch} if batch else {})}
+    dtype, compiled = variant(name)
+    opts = {"device": device, "dtype": dtype, **({"batch_size": batch} if batch else {}),
+            **({"compile": True} if compiled else {})}
     engine = NLIEngine(make_backend(f"classifier:{path}", **opts), cache=None, progress=False)
-    if cuda:
+    if cuda or compiled:
+        start = time.perf_counter()
         engine.backend.predict(warm)
+        if compiled:
+            print(f"{name}: compiled in {time.perf_counter() - start:.1f} s (not in its row)")
     return engine, instrument(engine.backend, cuda)
 
 
@@ -277,6 +292,8 @@ def main() -> None:
                     help="an ExpertQA annotated split (default: rand_val from ../shared/data)")
     ap.add_argument("--json", help="also write the figures to this file")
     ap.add_argument("--smoke", action="store_true", help="a seconds-long CPU run (for the tests)")
+    ap.add_argument("--compile", action="store_true", help="also a row of bf16 weights (fp32 on a "
+                    "CPU without native bf16) through torch.compile (classifier option compile)")
     ap.add_argument("--agreement", action="store_true",
                     help="also meta-evaluate fp32 vs int8 weights on the held-out claims (CPU)")
     args = ap.parse_args()
@@ -311,6 +328,7 @@ def main() -> None:
 
     device = device_name(args.device, args.threads)
     ce_dtypes = ("fp32", "bf16") if cuda else cpu_dtypes()
+    ce_dtypes += (("bf16" if "bf16" in ce_dtypes else "fp32") + "+compile",) if args.compile else ()
     print(f"device: {device} | torch {torch.__version__} | transformers {transformers.__version__} | "
           f"cross-encoder dtypes: {', '.join(ce_dtypes)}; generative: "
           f"{'bfloat16' if args.gen_shape == '1.5b' else 'float32'}")
@@ -374,9 +392,9 @@ def main() -> None:
         row["statements_per_s"] = row["statements"] / row["seconds"]
         row[f"{row['unit']}_per_s"] = row["calls"] / row["seconds"]
 
-    print(f"{'scorer':<56}{'dtype':>9}{'stmts':>7}{'seconds':>9}{'stmts/s':>10}  model calls")
+    print(f"{'scorer':<56}{'dtype':>13}{'stmts':>7}{'seconds':>9}{'stmts/s':>10}  model calls")
     for r in rows:
-        print(f"{r['scorer']:<56}{r['dtype']:>9}{r['statements']:>7}{r['seconds']:>9.2f}"
+        print(f"{r['scorer']:<56}{r['dtype']:>13}{r['statements']:>7}{r['seconds']:>9.2f}"
               f"{r['statements_per_s']:>10.1f}  {r['calls']} {r['unit']} ({r['calls'] / r['seconds']:.1f}/s)")
     print()
     for d, (n, of) in same.items():
@@ -432,8 +450,8 @@ def agreement(path: str, dtypes: tuple[str, ...]) -> None:
     sets = {"WiCE": ("wice", [data / "wice/entailment_retrieval_claim/dev.jsonl"]),
             "AttributionBench": ("attributionbench", [data / "attributionbench/dev_all_subset_balanced.jsonl"]),
             "ExpertQA": ("expertqa", sorted((data / "expertqa/annotated_splits").glob("*.jsonl")))}
-    print(f"\n{'held-out ROC-AUC':<20}" + "".join(f"{d:>8}" for d in dtypes)
-          + "".join(f"{d + ' diff':>11}" for d in dtypes[1:]))
+    print(f"\n{'held-out ROC-AUC':<20}" + "".join(f"{d:>13}" for d in dtypes)
+          + "".join(f"{d + ' diff':>18}" for d in dtypes[1:]))
     for name, (fmt, files) in sets.items():
         if not all(f.is_file() for f in files) or not files:
             print(f"{name:<20} (not found under {data})")
@@ -441,13 +459,15 @@ def agreement(path: str, dtypes: tuple[str, ...]) -> None:
         pairs = split_pairs(read_labelled([str(f) for f in files] if len(files) > 1 else str(files[0]),
                                           fmt), 0.3, 0, "validation")
         aucs = []
-        for dtype in dtypes:
-            engine = make_engine(f"classifier:{path}", cache=False, progress=False, dtype=dtype)
+        for row in dtypes:
+            dtype, compiled = variant(row)
+            engine = make_engine(f"classifier:{path}", cache=False, progress=False, dtype=dtype,
+                                 **({"compile": True} if compiled else {}))
             scores = [r.expected for r in engine.results([(p.premise, p.hypothesis) for p in pairs])]
             res = meta_evaluate(scores, [p.label for p in pairs], [p.group for p in pairs])
             aucs.append(res.get("roc_auc_mean", res.get("roc_auc")))
-        print(f"{name:<20}" + "".join(f"{x:>8.3f}" for x in aucs)
-              + "".join(f"{x - aucs[0]:>+11.3f}" for x in aucs[1:]))
+        print(f"{name:<20}" + "".join(f"{x:>13.3f}" for x in aucs)
+              + "".join(f"{x - aucs[0]:>+18.3f}" for x in aucs[1:]))
 
 
 if __name__ == "__main__":

@@ -26,12 +26,15 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--union-first", action="store_true", default=None,
                    help="crossencoder / nli: ask the union of a statement's passages before each "
                    "passage alone (fewer calls on mostly unsupported answers)")
+    p.add_argument("--compile", action="store_true", default=None,
+                   help="crossencoder / nli: torch.compile the model (the first batch compiles)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(run=run)
 
 
 OPTIONS = {"generative": ("rating", "max_new_tokens", "batch_size"), "teacher": ("rating", "base_url"),
-           "crossencoder": ("dtype", "union_first"), "nli": ("dtype", "union_first")}
+           "crossencoder": ("dtype", "union_first", "compile"),
+           "nli": ("dtype", "union_first", "compile")}
 
 
 def _options(args: argparse.Namespace) -> dict:

@@ -32,6 +32,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--no-cache", action="store_true", help="do not use the NLI cache")
     p.add_argument("--dtype", help="model backends: auto, fp32, bf16, fp16 or int8 (CPU serving "
                    "formats of a cross-encoder judge: bf16 where native, int8 Linear layers)")
+    p.add_argument("--compile", action="store_true", help="classifier backends: torch.compile "
+                   "the model (the first batch compiles)")
     p.add_argument("--bootstrap", type=int, metavar="N", help="also each scorer's ROC-AUC minus "
                    "the first one's, with sd and 95%% interval from N resamples of the claims")
     p.add_argument("--bootstrap-seed", type=int, default=0, metavar="S")
@@ -66,7 +68,8 @@ def run(args: argparse.Namespace) -> int:
     table: dict[str, dict[str, float]] = {}
     first: list[float] | None = None
     for name in [n.strip() for n in args.nli.split(",") if n.strip()]:
-        options = {"dtype": args.dtype} if args.dtype else {}  # the lexical NLI ignores it
+        options = {"dtype": args.dtype} if args.dtype else {}  # the lexical NLI ignores them
+        options.update({"compile": True} if args.compile else {})
         engine = make_engine(name, cache=False if args.no_cache else None,
                              progress=not args.no_progress, **options)
         scores = scores_of(engine, pairs, args.score)

@@ -14,7 +14,7 @@ from typing import Any
 from citetrain.errors import CitetrainError
 
 KINDS = ("nli", "crossencoder", "generative", "teacher")
-ENGINE_OPTIONS = ("dtype", "device", "batch_size", "max_length")  # the model's, not the judge's
+ENGINE_OPTIONS = ("dtype", "device", "batch_size", "max_length", "compile")  # the model's, not the judge's
 
 
 def make_judge(name: str, *, progress: bool = True, cache: bool | None = None, **options: Any):

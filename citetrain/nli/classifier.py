@@ -206,7 +206,9 @@ class ClassifierNLI(HFBackend):
     capped at the tokenizer's ``model_max_length``); ``threshold`` decides by
     ``P(entailment) >= threshold`` instead of the arg-max label; ``premise`` how a premise too
     long for ``max_length`` is read (``windows`` / ``select`` / ``cut``; default: the model
-    config's ``citetrain_premise``, else ``windows``; ``windows=False`` means ``cut``).
+    config's ``citetrain_premise``, else ``windows``; ``windows=False`` means ``cut``);
+    ``compile`` reads through :func:`~citetrain.nli.hf.compile_for_inference` (PyTorch weights
+    in fp32, bf16 or fp16; not int8 or ONNX).
     """
 
     kind = "classifier"
@@ -214,7 +216,7 @@ class ClassifierNLI(HFBackend):
     default_max_length = DEFAULT_MAX_LENGTH
 
     def __init__(self, model: str, *, windows: bool = True, premise: str | None = None,
-                 stacked: bool = True, **options: Any) -> None:
+                 stacked: bool = True, compile: bool = False, **options: Any) -> None:
         if premise is not None and premise not in PREMISE_MODES:
             raise CitetrainError(f"classifier NLI: premise must be one of "
                                  f"{', '.join(PREMISE_MODES)}, not {premise!r}")
@@ -223,6 +225,15 @@ class ClassifierNLI(HFBackend):
         self.cut_statements = 0  # statements longer than max_length, read cut (premise select)
         super().__init__(model, **options)
         self.revision += _TAGS[self.premise]
+        self.compiled = bool(compile)
+        if self.compiled:
+            from citetrain.nli.hf import compile_for_inference
+            from citetrain.nli.onnx import OnnxClassifier
+
+            if self.rows_alone or isinstance(self.model, OnnxClassifier):
+                raise CitetrainError(f"classifier NLI {model}: compile reads PyTorch weights in "
+                                     "fp32, bf16 or fp16, not int8 or an ONNX model")
+            self.model = compile_for_inference(self.model)
 
     @property
     def windows(self) -> bool:
@@ -304,7 +315,11 @@ class ClassifierNLI(HFBackend):
                 order, parts = length_batches(enc, self.batch_size,
                                               getattr(self.tokenizer, "padding_side", "right"))
             for part in parts:
+                alone = self.compiled and len(part["input_ids"]) == 1
+                if alone:  # a compiled graph for one row would be a second compile: add a copy
+                    part = {k: v.repeat(2, 1) for k, v in part.items()}
                 logits = self.model(**{k: v.to(self.device) for k, v in part.items()}).logits
+                logits = logits[:1] if alone else logits
                 rows.append(torch.softmax(logits.float(), dim=-1).cpu())
         all_probs = torch.empty(len(owner), rows[0].shape[1])
         all_probs[order] = torch.cat(rows)

@@ -134,6 +134,17 @@ def quantize_int8(model: Any) -> Any:
             model, {torch.nn.Linear: per_channel_dynamic_qconfig}, dtype=torch.qint8)
 
 
+def compile_for_inference(model: Any) -> Any:
+    """``model`` compiled for reading: ``torch.compile`` (inductor) with shapes left dynamic, so
+    one graph serves every batch and length, and its weights frozen as constants, so a CPU runs
+    the Linear layers as oneDNN's prepacked products fused with their bias and activation. The
+    first call compiles (tens of seconds; inductor keeps the code on disk for later processes);
+    answers equal the eager model's up to float rounding. Needs a C++ compiler on a CPU."""
+    import torch
+
+    return torch.compile(model, dynamic=True, options={"freezing": True})
+
+
 def cpu_has_bf16() -> bool:
     """Whether this CPU multiplies bf16 natively (AVX512-BF16 or AMX tiles, e.g. Intel Sapphire
     Rapids and later): there a bf16 model reads pairs several times faster than fp32; elsewhere

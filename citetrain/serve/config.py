@@ -34,11 +34,13 @@ class ServeConfig(BaseModel):
     threads: int | None = Field(None, ge=1)  # torch threads per worker (default: cores / workers)
     dtype: str | None = None  # crossencoder / nli: fp32, int8, ...
     union_first: bool | None = None
+    compile: bool | None = None  # crossencoder / nli: torch.compile the model
 
     def judge_options(self) -> dict:
         """The options :func:`citetrain.judges.registry.make_judge` takes for this judge."""
         kind = self.judge.partition(":")[0]
-        opts = {"dtype": self.dtype, "union_first": self.union_first} if kind in ("nli", "crossencoder") else {}
+        opts = ({"dtype": self.dtype, "union_first": self.union_first, "compile": self.compile}
+                if kind in ("nli", "crossencoder") else {})
         return {k: v for k, v in opts.items() if v is not None}
 
     def to_env(self) -> str:

@@ -18,7 +18,8 @@ REPO = Path(__file__).resolve().parents[2]
 def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "x.json"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "2"}
-    got = subprocess.run([sys.executable, "bench/judge_throughput.py", "--smoke", "--json", str(out)],
+    got = subprocess.run([sys.executable, "bench/judge_throughput.py", "--smoke", "--compile",
+                          "--json", str(out)],
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert got.returncode == 0, got.stdout[-3000:] + got.stderr[-3000:]
     header = next(line for line in got.stdout.splitlines() if line.startswith("device:"))
@@ -36,9 +37,11 @@ def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     from citetrain.nli.hf import cpu_has_bf16
 
     native = cpu_has_bf16()  # bf16 weights are a row (union first) where the CPU has them
+    compiled = "bf16+compile" if native else "fp32+compile"  # --compile: one more row
     assert [r["dtype"] for r in rows if r["scorer"].startswith("cross-encoder judge")] == (
-        ["fp32", "int8", "bf16"] if native else ["fp32", "int8"])
-    assert set(data["same_ratings"]) == ({"int8", "bf16"} if native else {"int8"})
+        ["fp32", "int8", "bf16", compiled] if native else ["fp32", "int8", compiled])
+    assert set(data["same_ratings"]) == ({"int8", "bf16", compiled} if native else {"int8", compiled})
+    assert f"{compiled}: compiled in" in got.stdout
     # the int8 row's pairs at the cores' fastest low-precision matrix-product rate
     floor = data["floor"]
     assert floor["pairs"] > 0 and floor["gflop"] > 0 and floor["int8_gop_per_s"] > 0

@@ -351,3 +351,39 @@ def test_engine_batch_size_reaches_the_model(models):
     engine.score(pairs)
     assert engine.stats.batches == 3
     assert make_engine("lexical", batch_size=3).backend.batch_size == 1024  # not a model's
+
+
+def test_compile_reads_as_the_eager_model_with_one_graph_for_every_batch(models):
+    """``compile=True``: the model runs through torch.compile (inductor, weights frozen), its
+    answers equal the eager model's up to float rounding, the cache revision is the eager one's,
+    and one graph serves batches of every size and length: a lone row is read beside a copy of
+    itself, so it compiles nothing more. int8 weights are refused with a clear error."""
+    from torch._dynamo.utils import counters
+
+    eager = ClassifierNLI(models["three"], device="cpu", batch_size=3)
+    compiled = ClassifierNLI(models["three"], device="cpu", batch_size=3, compile=True)
+    assert compiled.compiled and not eager.compiled
+    assert type(compiled.model).__name__ == "OptimizedModule"
+    assert compiled.revision == eager.revision and compiled.three_way
+    before = counters["stats"]["unique_graphs"]
+    got = compiled.predict(PAIRS)  # a batch of 3 rows, then one of 1
+    alone = compiled.predict(PAIRS[1:2])
+    assert counters["stats"]["unique_graphs"] - before == 1
+    for a, b in zip(eager.predict(PAIRS) + eager.predict(PAIRS[1:2]), got + alone):
+        assert b.support == pytest.approx(a.support, abs=1e-4) and a.label == b.label
+    with pytest.raises(CitetrainError, match="compile reads PyTorch weights"):
+        ClassifierNLI(models["three"], device="cpu", dtype="int8", compile=True)
+
+
+def test_judges_and_servers_pass_compile_to_the_classifier(models):
+    """``compile`` is an engine option of the cross-encoder judge (``citetrain judge --compile``,
+    ``citetrain serve --compile``), not one of the judge itself."""
+    from citetrain.judges.registry import make_judge
+    from citetrain.serve.config import ServeConfig
+
+    judge = make_judge(f"crossencoder:{models['three']}", cache=False, progress=False,
+                       compile=True)
+    assert judge.engine.backend.compiled
+    config = ServeConfig(judge=f"crossencoder:{models['three']}", compile=True)
+    assert config.judge_options() == {"compile": True}
+    assert ServeConfig(judge="generative:x", compile=True).judge_options() == {}
