@@ -29,11 +29,14 @@ same architecture, so the same speed). Figures only; nothing is asserted. ``--js
 them. ``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer config cross-encoder,
 tiny generative judge on 4 prompts, 8 new tokens). ``--compile``: one more row, bf16 weights (fp32
 without native bf16) through ``torch.compile`` (the classifier's ``compile`` option; the compile
-itself is timed apart). ``--agreement`` (CPU) also meta-evaluates fp32 against int8 weights on the
-held-out claims of WiCE, AttributionBench and ExpertQA (``citetrain meta-eval --split
-validation``), and bf16 where native (and compiled with ``--compile``): the ROC-AUC that speed
-must not cost.
-Run: ``HF_HUB_OFFLINE=1 python bench/judge_throughput.py [--records 40] [--threads 2] [--compile] [--agreement]``;
+itself is timed apart). ``--with-lexical``: the cross-encoder rows read the judge with lexical
+recall, ``mean:classifier:PATH+lexical``, as it is served where it beats lexical recall by most
+(tokenize and forward are then the cross-encoder's, the rest includes lexical recall).
+``--agreement`` (CPU) also meta-evaluates fp32 against int8 weights on the held-out claims of
+WiCE, AttributionBench and ExpertQA (``citetrain meta-eval --split validation``), and bf16 where
+native (and compiled with ``--compile``): the ROC-AUC that speed must not cost.
+Run: ``HF_HUB_OFFLINE=1 python bench/judge_throughput.py [--records 40] [--threads 2] [--compile]
+[--with-lexical] [--agreement]``;
 GPU: ``python bench/judge_throughput.py --device cuda`` (600 synthetic records, batch 256).
 """
 from __future__ import annotations
@@ -158,25 +161,32 @@ def variant(name: str) -> tuple[str, bool]:
     return dtype, how == "compile"
 
 
+def judge_spec(path: str, lexical: bool) -> str:
+    """The cross-encoder rows' NLI: ``classifier:PATH``, or with ``lexical`` the judge read with
+    lexical recall, ``mean:classifier:PATH+lexical`` ((e + r) / 2)."""
+    return f"mean:classifier:{path}+lexical" if lexical else f"classifier:{path}"
+
+
 def make_crossencoder(path: str, device: str, name: str, batch: int | None, cuda: bool,
-                      warm: list[tuple[str, str]]):
-    """An engine over ``classifier:PATH`` in the weights ``name`` says (:func:`variant`) whose
+                      warm: list[tuple[str, str]], lexical: bool = False):
+    """An engine over :func:`judge_spec` in the weights ``name`` says (:func:`variant`) whose
     forward batches are ``batch`` pairs (the backend's ``batch_size``: ``make_engine(batch_size=)``
     sets only the engine's), warmed up on CUDA and when compiled (the compile is not timed), and
-    its time counters."""
+    its time counters (of the cross-encoder itself where it is read with lexical recall)."""
     from citetrain.nli.engine import NLIEngine
     from citetrain.nli.registry import make_backend
 
     dtype, compiled = variant(name)
     opts = {"device": device, "dtype": dtype, **({"batch_size": batch} if batch else {}),
             **({"compile": True} if compiled else {})}
-    engine = NLIEngine(make_backend(f"classifier:{path}", **opts), cache=None, progress=False)
+    engine = NLIEngine(make_backend(judge_spec(path, lexical), **opts), cache=None, progress=False)
     if cuda or compiled:
         start = time.perf_counter()
         engine.backend.predict(warm)
         if compiled:
             print(f"{name}: compiled in {time.perf_counter() - start:.1f} s (not in its row)")
-    return engine, instrument(engine.backend, cuda)
+    model = engine.backend.members[0][0] if lexical else engine.backend
+    return engine, instrument(model, cuda)
 
 
 def collecting(predict, asked: list):
@@ -294,6 +304,8 @@ def main() -> None:
     ap.add_argument("--smoke", action="store_true", help="a seconds-long CPU run (for the tests)")
     ap.add_argument("--compile", action="store_true", help="also a row of bf16 weights (fp32 on a "
                     "CPU without native bf16) through torch.compile (classifier option compile)")
+    ap.add_argument("--with-lexical", action="store_true", help="the cross-encoder rows read "
+                    "the judge with lexical recall, mean:classifier:PATH+lexical ((e + r) / 2)")
     ap.add_argument("--agreement", action="store_true",
                     help="also meta-evaluate fp32 vs int8 weights on the held-out claims (CPU)")
     args = ap.parse_args()
@@ -341,7 +353,8 @@ def main() -> None:
     print(f"records: {source}; {n_statements} statements; cross-encoder batch "
           f"{args.batch_size or 'default (16)'}; TOKENIZERS_PARALLELISM="
           f"{os.environ['TOKENIZERS_PARALLELISM']}")
-    print(f"cross-encoder: {what}")
+    print(f"cross-encoder: {what}" + (", read with lexical recall (mean:classifier:PATH+lexical)"
+                                      if args.with_lexical else ""))
     if cuda:
         print("int8 rows skipped: dynamic quantization (torch.ao quantize_dynamic) runs on the CPU only")
     print()
@@ -352,7 +365,8 @@ def main() -> None:
     asked: list[tuple[str, str]] = []  # the pairs the int8 row's model read
     for k, dtype in enumerate(ce_dtypes):
         first = not cuda and k > 0  # on the CPU the rows after fp32 ask the union first
-        engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm)
+        engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm,
+                                          args.with_lexical)
         if dtype == "int8":
             engine.backend.predict = collecting(engine.backend.predict, asked)
         judge = NLIJudge(engine, union_first=first)
@@ -369,7 +383,8 @@ def main() -> None:
     same = {d: [sum(key(x) == key(y) for x, y in zip(a, judged[d])), len(a)] for d in ce_dtypes[1:]}
 
     for dtype in ce_dtypes if cuda else ("auto",):
-        engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm)
+        engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm,
+                                          args.with_lexical)
         out, sec = clock(lambda e=engine: alce(records, e), cuda)
         rows.append(dict(scorer="ALCE rec/prec, same encoder" + (f", {dtype}" if cuda else ""),
                          dtype=dtype if cuda else "fp32",
@@ -434,11 +449,11 @@ def main() -> None:
         if cuda:
             print("\n--agreement skipped: it compares int8 weights, which run on the CPU only")
         else:
-            agreement(path, ce_dtypes)
+            agreement(path, ce_dtypes, args.with_lexical)
     tmp.cleanup()
 
 
-def agreement(path: str, dtypes: tuple[str, ...]) -> None:
+def agreement(path: str, dtypes: tuple[str, ...], lexical: bool = False) -> None:
     """Held-out ROC-AUC (one-vs-one mean, or binary) of the judge in each of ``dtypes`` (the first
     the reference), and each other's difference from it."""
     from citetrain.io.labelled import read_labelled
@@ -461,7 +476,7 @@ def agreement(path: str, dtypes: tuple[str, ...]) -> None:
         aucs = []
         for row in dtypes:
             dtype, compiled = variant(row)
-            engine = make_engine(f"classifier:{path}", cache=False, progress=False, dtype=dtype,
+            engine = make_engine(judge_spec(path, lexical), cache=False, progress=False, dtype=dtype,
                                  **({"compile": True} if compiled else {}))
             scores = [r.expected for r in engine.results([(p.premise, p.hypothesis) for p in pairs])]
             res = meta_evaluate(scores, [p.label for p in pairs], [p.group for p in pairs])

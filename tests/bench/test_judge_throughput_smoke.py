@@ -55,3 +55,24 @@ def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     gen = rows[-1]
     assert gen["unit"] == "prompts" and gen["prompts_per_s"] > 0 and gen["new_tokens"] > 0
     assert not list(tmp_path.glob(".x.json.*"))  # the temporary file was renamed away
+
+
+def test_with_lexical_rows_read_the_judge_averaged_with_lexical_recall(tmp_path: Path) -> None:
+    """``--with-lexical``: the rows' NLI is ``mean:classifier:PATH+lexical``; the time counters
+    are the cross-encoder's own, and its answers are (e + r) / 2 of the two members'."""
+    sys.path.insert(0, str(REPO / "bench"))
+    import judge_throughput as jt
+
+    from citetrain.nli.lexical import LexicalNLI
+    from tests.nli.tiny_models import build_bert_classifier
+
+    path = str(build_bert_classifier(tmp_path / "m", ("contradiction", "entailment", "neutral")))
+    pairs = [("the cat sat on the mat .", "a cat sat ."), ("water boils at 100 degrees .", "ice is cold .")]
+    assert jt.judge_spec(path, False) == f"classifier:{path}"
+    engine, spent = jt.make_crossencoder(path, "cpu", "fp32", None, False, pairs, lexical=True)
+    model, lexical = (b for b, _ in engine.backend.members)
+    assert isinstance(lexical, LexicalNLI) and type(model).__name__ == "ClassifierNLI"
+    got = engine.results(pairs)
+    assert spent["predict"] > 0 and spent["_encode"] > 0  # the cross-encoder's own counters
+    for res, m, r in zip(got, model.predict(pairs), lexical.predict(pairs)):
+        assert res.expected == pytest.approx((m.expected + r.expected) / 2, abs=1e-6)
