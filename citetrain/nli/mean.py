@@ -15,12 +15,27 @@ judge's measurements single out (README, "Ensembles of the twelve"):
 - ``mean:classifier:A+classifier:B+classifier:C+lexical*3``: that ensemble averaged with lexical
   recall, ``(ē + r) / 2``; ``mean:classifier:A+lexical`` is one judge's ``(e + r) / 2``.
 
-``prob`` is the averaged P(full) and ``label`` says that full is the averaged support's most probable
-level. Member names must not hold ``+`` (nor end in ``*NUMBER``).
+``prob`` is the averaged P(full). ``label``, the decision the judges' rounds act on, is the
+models' (``decide="models"``, the default): a baseline member such as lexical recall moves the
+score, not the decision. With one model member its own decision; with several, full being the most
+probable level of their weighted mean support; with baselines only, of all members'.
+``decide="all"`` (the rule before 2026-11-28) takes the most probable level of every member's
+averaged support, lexical recall's ``(r, 0, 1 − r)`` included. Lexical recall is the share of the
+statement's words the premise holds, not a probability of support: counted as one, it calls far
+more premises supporting than the judge does. On the judge recipe's validation claims (the
+sixteen clause teachers' CPU-trained students, seeds 42 / 1), its decision "fully supported"
+agreed with the human labels no better than the model's own (balanced accuracy, all members
+against models: WiCE 0.670 / 0.665 against 0.724 / 0.671, AttributionBench 0.674 / 0.689 against
+0.675 / 0.699, ExpertQA 0.571 / 0.592 against 0.570 / 0.583), and it made the CiteEval judge ask
+2.3× the pairs on ExpertQA answers (README, "The judge read with lexical recall decides as the
+judge"). The score (``expected``, what meta-evaluation ranks) is the same under both rules, and
+so is the judges' "partially supports" (P(partial) ≥ 0.5 of the averaged support).
+
+Member names must not hold ``+`` (nor end in ``*NUMBER``).
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Literal, Sequence
 
 from citetrain.errors import CitetrainError
 from citetrain.nli.base import NLIBackend, NLIResult, Pair
@@ -53,18 +68,27 @@ def three_way(r: NLIResult) -> tuple[float, float, float]:
     return r.support if r.support is not None else (r.prob, 0.0, 1.0 - r.prob)
 
 
-class MeanNLI:
-    """The weighted mean of the members' three-way support (see the module docstring)."""
+Decide = Literal["models", "all"]
 
-    def __init__(self, members: Sequence[tuple[NLIBackend, float]]) -> None:
+
+class MeanNLI:
+    """The weighted mean of the members' three-way support; the decision the models' unless
+    ``decide="all"`` (see the module docstring)."""
+
+    def __init__(self, members: Sequence[tuple[NLIBackend, float]], decide: Decide = "models") -> None:
+        if decide not in ("models", "all"):
+            raise CitetrainError(f"NLI mean: decide must be 'models' or 'all', not {decide!r}")
         self.members = list(members)
         self.weights = [w for _, w in self.members]
         self.is_baseline = all(b.is_baseline for b, _ in self.members)
+        models = [i for i, (b, _) in enumerate(self.members) if not b.is_baseline]
+        self.decide = decide
+        self.deciders = models if decide == "models" and models else list(range(len(self.members)))
         self.batch_size = min(b.batch_size for b, _ in self.members)
         self.model_id = "mean(" + " + ".join(
             f"{b.model_id}{'@' + b.revision if b.revision else ''}" + (f"*{w:g}" if w != 1 else "")
             for b, w in self.members) + ")"
-        self.revision = "v1"
+        self.revision = "v2" if decide == "models" else "v1"  # the cache keeps decisions
 
     @property
     def cut_statements(self) -> int:
@@ -76,14 +100,23 @@ class MeanNLI:
 
     def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
         answers = [b.predict(pairs) for b, _ in self.members]
-        total = sum(self.weights)
+        everyone = list(range(len(self.members)))
         out = []
         for i in range(len(pairs)):
-            sup = [sum(w * three_way(a[i])[k] for w, a in zip(self.weights, answers)) / total
-                   for k in range(3)]
-            full, partial, no = sup
-            out.append(NLIResult(full, full >= partial and full >= no, (full, partial, no)))
+            full, partial, no = self._mean(answers, i, everyone)
+            if len(self.deciders) == 1:
+                label = answers[self.deciders[0]][i].label
+            else:
+                f, p, n = self._mean(answers, i, self.deciders)
+                label = f >= p and f >= n
+            out.append(NLIResult(full, label, (full, partial, no)))
         return out
+
+    def _mean(self, answers: list[list[NLIResult]], i: int, which: list[int]) -> list[float]:
+        """The weighted mean ``(full, partial, no)`` of pair ``i`` over the members ``which``."""
+        total = sum(self.weights[m] for m in which)
+        return [sum(self.weights[m] * three_way(answers[m][i])[k] for m in which) / total
+                for k in range(3)]
 
 
 def make_mean(arg: str, make: Callable[..., Any], **options: Any) -> MeanNLI:
