@@ -245,15 +245,21 @@ class ClassifierNLI(HFBackend):
         return [False] * len(pairs) if self.windows else super().truncates(pairs)
 
     def _encode(self, pairs: Sequence[Pair]):
-        """Token rows and, per row, the pair it belongs to (several rows per long premise)."""
+        """Token rows, per row the pair it belongs to (several rows per long premise), and
+        ``same``: ``{pair: earlier pair}`` for pairs read exactly as an earlier one (premise
+        selection and coverage hint can make two premises one text), which get no row."""
         premises, hyps = read_pairs(pairs, self.tokenizer, self.max_length, self.premise, self.hint,
                                     self.token_counts)
         if self.premise == "select":
-            rows, fits = encode_pairs(self.tokenizer, premises, hyps, self.max_length,
-                                      self.token_counts)
-            self.cut_statements += fits.count(False)
+            first: dict[tuple[str, str], int] = {}
+            same = {k: first.setdefault(key, k) for k, key in enumerate(zip(premises, hyps))}
+            owner = [k for k, j in same.items() if j == k]
+            rows, fits = encode_pairs(self.tokenizer, [premises[k] for k in owner],
+                                      [hyps[k] for k in owner], self.max_length, self.token_counts)
+            fit = dict(zip(owner, fits))
+            self.cut_statements += sum(not fit[j] for j in same.values())
             enc = self.tokenizer.pad(rows, padding=True, return_tensors="pt")
-            return enc, list(range(len(pairs)))
+            return enc, owner, {k: j for k, j in same.items() if j != k}
         if self.windows:
             longest_h = max(self.token_counts(hyps))
             room = self.max_length - longest_h - 4
@@ -261,10 +267,10 @@ class ClassifierNLI(HFBackend):
                 enc = self.tokenizer(premises, hyps, padding=True, truncation="only_first",
                                      max_length=self.max_length, stride=room // 4,
                                      return_overflowing_tokens=True, return_tensors="pt")
-                return enc, enc.pop("overflow_to_sample_mapping").tolist()
+                return enc, enc.pop("overflow_to_sample_mapping").tolist(), {}
         enc = self.tokenizer(premises, hyps, padding=True, truncation="longest_first",
                              max_length=self.max_length, return_tensors="pt")
-        return enc, list(range(len(pairs)))
+        return enc, list(range(len(pairs))), {}
 
     def _setup(self, model: str) -> None:
         try:
@@ -304,7 +310,7 @@ class ClassifierNLI(HFBackend):
 
         if not pairs:
             return []
-        enc, owner = self._encode(pairs)
+        enc, owner, same = self._encode(pairs)
         rows = []
         with torch.inference_mode():
             if self.rows_alone:  # each row alone without its padding (hf.quantize_int8)
@@ -328,7 +334,7 @@ class ClassifierNLI(HFBackend):
         for r, k in enumerate(owner):  # each pair: its window with the highest P(entailment)
             if k not in best_row or all_probs[r, e] > all_probs[best_row[k], e]:
                 best_row[k] = r
-        probs = all_probs[[best_row[k] for k in range(len(pairs))]]
+        probs = all_probs[[best_row[same.get(k, k)] for k in range(len(pairs))]]
         top = probs.argmax(dim=-1).tolist()
         out = []
         for row, best in zip(probs.tolist(), top):

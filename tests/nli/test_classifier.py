@@ -81,7 +81,7 @@ def test_long_premises_are_read_in_windows_and_take_the_best(models):
     pairs = [(long, "a cat is on the mat"), ("the dog sat", "the dog sat")]
     win = ClassifierNLI(str(models["three"]), device="cpu", max_length=40)
     cut = ClassifierNLI(str(models["three"]), device="cpu", max_length=40, windows=False)
-    enc, owner = win._encode(pairs)
+    enc, owner, _ = win._encode(pairs)
     assert owner.count(0) > 1 and owner.count(1) == 1
     assert cut.truncates(pairs)[0] and not any(win.truncates(pairs))
     w, c = win.predict(pairs), cut.predict(pairs)
@@ -212,6 +212,25 @@ def test_premise_select_reads_the_best_sentences(models, tmp_path):
     assert res.prob == pytest.approx(ref.prob, abs=1e-5)
     with pytest.raises(CitetrainError, match="premise must be one of"):
         ClassifierNLI(str(models["three"]), device="cpu", premise="best")
+
+
+def test_pairs_read_as_one_text_take_one_row(models, monkeypatch):
+    """Two premises that selection cuts to the same sentences (here one page and that page with a
+    far sentence more) are one model row: the same answer, one forward row, the others unmoved."""
+    sel = ClassifierNLI(str(models["three"]), device="cpu", max_length=24, premise="select")
+    page = "a cat is on the mat . the dog sat on a rug ."
+    longer = page + " " + "birds fly south in the winter months . " * 6
+    pairs = [(page, "a cat is on the mat"), PAIRS[0], (longer, "a cat is on the mat")]
+    (a, _), (b, _) = (read_pairs([x], sel.tokenizer, 24, "select", sel.hint) for x in (pairs[0], pairs[2]))
+    assert a == b and pairs[0] != pairs[2]  # two pairs, one text as read
+    rows = []
+    forward = sel.model.forward
+    monkeypatch.setattr(sel.model, "forward", lambda **k: rows.append(len(k["input_ids"])) or forward(**k))
+    got = sel.predict(pairs)
+    assert sum(rows) == 2
+    assert got[0] == got[2] and got[1].prob == pytest.approx(sel.predict([PAIRS[0]])[0].prob, abs=1e-5)
+    assert [r.prob for r in got] == pytest.approx([r.prob for r in (sel.predict([x])[0] for x in pairs)],
+                                                  abs=1e-5)
 
 
 def test_premise_mode_comes_from_the_model_config(tmp_path):
