@@ -34,7 +34,7 @@ echo "all $(( $(date +%s) - T0 )) s"
 M=runs/d-${BRING:-clauses}/mixed-kd50-s42/final
 if [ -f $M/model.safetensors ]; then
   mkdir -p $COL/model && cp $M/*.json $M/*.txt $M/README.md $COL/model/ 2>/dev/null
-  python3 -c "from safetensors.torch import load_file, save_file; sd = load_file('$M/model.safetensors'); save_file({k: v.half() if v.is_floating_point() else v for k, v in sd.items()}, '/tmp/m16.safetensors')" && split -b 15M /tmp/m16.safetensors $OUT/m16.part-
+  python3 bench/half_weights.py $M/model.safetensors /tmp/m16.safetensors && split -b 15M /tmp/m16.safetensors $OUT/m16.part-
 fi
 tail -5 $COL/*.log
 kill $LOOP; sleep 1

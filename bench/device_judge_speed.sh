@@ -15,13 +15,7 @@ if [ "${1:-}" = carry ]; then
   [ -f data/carry/shared_data.tar.xz ] && [ -d .whl ] || bash bench/device_carry.sh || exit 1
   mkdir -p data/gpu14/m && cp data/carry/shared_data.tar.xz data/gpu14/ || exit 1
   for f in "$JUDGE"/*.json "$JUDGE"/*.txt "$JUDGE"/README.md; do [ -f "$f" ] && cp "$f" data/gpu14/m/; done
-  python - "$JUDGE" <<'PY' || exit 1
-import sys
-from safetensors.torch import load_file, save_file
-sd = load_file(f"{sys.argv[1]}/model.safetensors")
-save_file({k: v.half() if v.is_floating_point() else v for k, v in sd.items()},
-          "data/gpu14/m/model.safetensors")
-PY
+  python bench/half_weights.py "$JUDGE/model.safetensors" data/gpu14/m/model.safetensors || exit 1
   du -sh .whl data/gpu14
   exit 0
 fi

@@ -155,10 +155,11 @@ def split(spent: dict[str, float], total: float) -> dict[str, float]:
             "rest_s": round(total - spent["predict"], 3)}
 
 
-def variant(name: str) -> tuple[str, bool]:
-    """A row's weights, ``"bf16"`` or ``"bf16+compile"``: (dtype, whether compiled)."""
+def variant(name: str) -> dict:
+    """A row's weights, ``"bf16"`` or ``"bf16+compile"``, as backend options: ``dtype``, and
+    ``compile`` for a compiled row."""
     dtype, _, how = name.partition("+")
-    return dtype, how == "compile"
+    return {"dtype": dtype, **({"compile": True} if how == "compile" else {})}
 
 
 def judge_spec(path: str, lexical: bool) -> str:
@@ -176,9 +177,8 @@ def make_crossencoder(path: str, device: str, name: str, batch: int | None, cuda
     from citetrain.nli.engine import NLIEngine
     from citetrain.nli.registry import make_backend
 
-    dtype, compiled = variant(name)
-    opts = {"device": device, "dtype": dtype, **({"batch_size": batch} if batch else {}),
-            **({"compile": True} if compiled else {})}
+    opts = {"device": device, **variant(name), **({"batch_size": batch} if batch else {})}
+    compiled = opts.get("compile", False)
     engine = NLIEngine(make_backend(judge_spec(path, lexical), **opts), cache=None, progress=False)
     if cuda or compiled:
         start = time.perf_counter()
@@ -475,9 +475,8 @@ def agreement(path: str, dtypes: tuple[str, ...], lexical: bool = False) -> None
                                           fmt), 0.3, 0, "validation")
         aucs = []
         for row in dtypes:
-            dtype, compiled = variant(row)
-            engine = make_engine(judge_spec(path, lexical), cache=False, progress=False, dtype=dtype,
-                                 **({"compile": True} if compiled else {}))
+            engine = make_engine(judge_spec(path, lexical), cache=False, progress=False,
+                                 **variant(row))
             scores = [r.expected for r in engine.results([(p.premise, p.hypothesis) for p in pairs])]
             res = meta_evaluate(scores, [p.label for p in pairs], [p.group for p in pairs])
             aucs.append(res.get("roc_auc_mean", res.get("roc_auc")))

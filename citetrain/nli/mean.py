@@ -107,7 +107,8 @@ class MeanNLI:
             if len(self.deciders) == 1:
                 label = answers[self.deciders[0]][i].label
             else:
-                f, p, n = self._mean(answers, i, self.deciders)
+                f, p, n = ((full, partial, no) if self.deciders == everyone
+                           else self._mean(answers, i, self.deciders))
                 label = f >= p and f >= n
             out.append(NLIResult(full, label, (full, partial, no)))
         return out
