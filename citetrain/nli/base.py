@@ -37,7 +37,9 @@ class NLIBackend(Protocol):
 
     ``model_id`` and ``revision`` key the cache; ``is_baseline`` marks heuristic backends so that
     reports label them; ``predict`` answers one batch; ``cost`` orders pairs for length-sorted
-    batching (a token count, or any monotone proxy).
+    batching (a token count, or any monotone proxy). A backend that sorts its own rows by
+    length and cuts them into batches (the classifier) may also say ``call_size``: the pairs it
+    takes in one ``predict`` (else the engine hands it ``batch_size`` pairs at a time).
     """
 
     model_id: str

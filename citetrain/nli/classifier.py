@@ -45,6 +45,7 @@ NOT_ENTAIL = {"not_entailment", "non_entailment", "not_entail", "non_entail", "n
 
 
 PREMISE_MODES = ("windows", "select", "cut")
+CALL_BATCHES = 16  # forward batches per engine call, their rows sorted by length across them all
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 _TAGS = {"windows": "+win", "select": "+sel", "cut": ""}
 
@@ -183,7 +184,8 @@ def length_batches(enc: Any, batch_size: int, padding_side: str = "right"):
     """``(order, batches)``: the encoded rows longest first, in batches of ``batch_size`` cut to
     their own longest row (``enc`` is padded to the longest of all), and ``order[i]``, the row
     the ``i``-th batched row is. Padding is masked, so a row's answer is the same in any batch
-    up to float rounding; sorting only spares the padding's arithmetic."""
+    up to float rounding; sorting only spares the padding's arithmetic. Each batch is its own
+    contiguous tensor (a compiled model would compile again for a view's strides)."""
     import torch
 
     lengths = enc["attention_mask"].sum(dim=1)
@@ -193,7 +195,7 @@ def length_batches(enc: Any, batch_size: int, padding_side: str = "right"):
         idx = order[i:i + batch_size]
         width = int(lengths[idx].max())
         cols = slice(-width, None) if padding_side == "left" else slice(0, width)
-        batches.append({k: v[idx][:, cols] for k, v in enc.items()})
+        batches.append({k: v[idx][:, cols].contiguous() for k, v in enc.items()})
     return order, batches
 
 
@@ -234,6 +236,14 @@ class ClassifierNLI(HFBackend):
                 raise CitetrainError(f"classifier NLI {model}: compile reads PyTorch weights in "
                                      "fp32, bf16 or fp16, not int8 or an ONNX model")
             self.model = compile_for_inference(self.model)
+
+    @property
+    def call_size(self) -> int:
+        """Pairs per ``predict`` the engine hands over: ``CALL_BATCHES`` forward batches. Rows
+        are sorted by their length as read (after premise selection, which the engine's
+        character-count order cannot see) across the whole call, so each batch is padded to
+        about its own rows' length, and pairs read as one text share a row across it."""
+        return self.batch_size * CALL_BATCHES
 
     @property
     def windows(self) -> bool:

@@ -38,6 +38,7 @@ class ClausesNLI:
         self.min_words = min_words
         self.is_baseline = inner.is_baseline
         self.batch_size = inner.batch_size
+        self.call_size = getattr(inner, "call_size", inner.batch_size)
         rev = f"@{inner.revision}" if inner.revision else ""
         self.model_id = f"clauses({inner.model_id}{rev})"
         self.revision = f"v1-w{min_words}"

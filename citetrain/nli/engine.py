@@ -40,6 +40,8 @@ class NLIEngine:
         self.backend = backend
         self.cache = cache
         self.batch_size = batch_size or backend.batch_size
+        # pairs per backend call: a batch, or more where the backend sorts and cuts its own rows
+        self.call_size = max(self.batch_size, getattr(backend, "call_size", 0))
         self.progress = progress
         self.progress_min = progress_min
         self.stats = EngineStats()
@@ -77,7 +79,8 @@ class NLIEngine:
     def _run(self, missing: list[Pair], keys: dict[Pair, str]) -> dict[Pair, NLIResult]:
         b = self.backend
         order = sorted(missing, key=b.cost, reverse=True)
-        batches = [order[i : i + self.batch_size] for i in range(0, len(order), self.batch_size)]
+        step = self.call_size
+        batches = [order[i : i + step] for i in range(0, len(order), step)]
         show = self.progress and len(missing) >= self.progress_min
         out: dict[Pair, NLIResult] = {}
         with tqdm(total=len(missing), desc=f"NLI {b.model_id}", unit="pair", disable=not show) as bar:

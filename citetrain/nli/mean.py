@@ -85,6 +85,7 @@ class MeanNLI:
         self.decide = decide
         self.deciders = models if decide == "models" and models else list(range(len(self.members)))
         self.batch_size = min(b.batch_size for b, _ in self.members)
+        self.call_size = min(getattr(b, "call_size", b.batch_size) for b, _ in self.members)
         self.model_id = "mean(" + " + ".join(
             f"{b.model_id}{'@' + b.revision if b.revision else ''}" + (f"*{w:g}" if w != 1 else "")
             for b, w in self.members) + ")"

@@ -358,6 +358,19 @@ def test_pair_refiner_support_reads_a_long_statement_cut(models):
     assert len(probs) == 2 and all(0.0 <= p <= 1.0 for p in probs)
 
 
+def _forward_widths(nli: ClassifierNLI) -> list[tuple[int, int]]:
+    """``(rows, width)`` of every forward pass ``nli`` makes from now on."""
+    shapes: list[tuple[int, int]] = []
+    model = nli.model
+
+    def forward(**kwargs):
+        shapes.append(tuple(kwargs["input_ids"].shape))
+        return model(**kwargs)
+
+    nli.model = forward
+    return shapes
+
+
 def test_engine_batch_size_reaches_the_model(models):
     """``make_engine(batch_size=N)`` runs forwards of N pairs (it used to set only the engine's
     chunk, leaving the model at the backend's default 16)."""
@@ -366,10 +379,38 @@ def test_engine_batch_size_reaches_the_model(models):
     engine = make_engine(f"classifier:{models['three']}", cache=False, batch_size=3, progress=False,
                          device="cpu")
     assert engine.batch_size == 3 and engine.backend.batch_size == 3
+    shapes = _forward_widths(engine.backend)
     pairs = [(f"the cat sat on mat {i} .", "a cat sat .") for i in range(7)]
     engine.score(pairs)
-    assert engine.stats.batches == 3
+    assert [n for n, _ in shapes] == [3, 3, 1]
     assert make_engine("lexical", batch_size=3).backend.batch_size == 1024  # not a model's
+
+
+def test_the_engine_hands_many_batches_and_the_classifier_sorts_them_as_read(models):
+    """The engine hands the classifier ``call_size`` pairs (16 batches) in one call, and the
+    classifier sorts their rows by the length they are read at: a pair whose long premise is cut
+    to its best sentences (``select``) goes with the short pairs, which the engine's character
+    order cannot know. Fewer padded tokens, the same answers as batch by batch."""
+    from citetrain.nli.classifier import CALL_BATCHES
+    from citetrain.nli.engine import NLIEngine
+
+    nli = ClassifierNLI(models["three"], device="cpu", batch_size=2, premise="select",
+                        max_length=24)
+    assert nli.call_size == 2 * CALL_BATCHES
+    long = " ".join(f"the bird {w} sang ." for w in ("red", "blue", "green", "grey", "pink"))
+    pairs = [(long, "a red bird sang ."), (long + " the cat sat .", "the cat sat ."),
+             ("a dog ran .", "a dog ran ."), ("water is wet .", "water is wet ."),
+             ("x y z .", "a dog sat .")]
+    engine, model = NLIEngine(nli, progress=False), nli.model
+    shapes = _forward_widths(nli)
+    got = engine.results(pairs)
+    assert engine.stats.batches == 1 and [n for n, _ in shapes] == [2, 2, 1]
+    read = nli._encode(pairs)[0]["attention_mask"].sum(1).tolist()
+    assert [w for _, w in shapes] == [sorted(read, reverse=True)[i] for i in (0, 2, 4)]
+    nli.model = model
+    alone = [nli.predict([p])[0] for p in pairs]
+    for a, b in zip(alone, got):
+        assert b.support == pytest.approx(a.support, abs=1e-5) and a.label == b.label
 
 
 def test_compile_reads_as_the_eager_model_with_one_graph_for_every_batch(models):
@@ -387,7 +428,11 @@ def test_compile_reads_as_the_eager_model_with_one_graph_for_every_batch(models)
     before = counters["stats"]["unique_graphs"]
     got = compiled.predict(PAIRS)  # a batch of 3 rows, then one of 1
     alone = compiled.predict(PAIRS[1:2])
+    compiled.batch_size = 2  # two batches of two, the second narrower: a batch is its own tensor
+    pairs = compiled.predict(PAIRS)
     assert counters["stats"]["unique_graphs"] - before == 1
+    for a, b in zip(eager.predict(PAIRS) * 2, pairs + got):
+        assert b.support == pytest.approx(a.support, abs=1e-4) and a.label == b.label
     for a, b in zip(eager.predict(PAIRS) + eager.predict(PAIRS[1:2]), got + alone):
         assert b.support == pytest.approx(a.support, abs=1e-4) and a.label == b.label
     with pytest.raises(CitetrainError, match="compile reads PyTorch weights"):

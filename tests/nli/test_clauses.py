@@ -66,7 +66,9 @@ def test_fields_and_cost():
     inner = ByStatement(TABLE)
     c = ClausesNLI(inner)
     assert c.model_id == "clauses(by@r1)" and c.revision == "v1-w3" and c.batch_size == 8
-    assert c.is_baseline is False
+    assert c.is_baseline is False and c.call_size == 8
+    inner.call_size = 64  # an inner backend that batches its own rows: so does the wrapper
+    assert ClausesNLI(inner).call_size == 64
     assert c.cost((PREMISE, ONE)) == len(ONE)
     assert c.cost((PREMISE, TWO)) == len(TWO) + 42 + 23  # the whole and both segments
     with pytest.raises(AttributeError):

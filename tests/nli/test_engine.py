@@ -63,6 +63,21 @@ def test_engine_batch_size_overrides_the_backend():
     assert [len(b) for b in backend.batches] == [5]
 
 
+def test_a_backend_that_batches_its_own_rows_takes_call_size_pairs():
+    """``call_size`` (a backend that sorts and cuts its own batches): the engine hands it that
+    many pairs at a time, still longest first; an engine batch size above it wins."""
+    backend = Counting(batch_size=1)
+    backend.call_size = 3
+    engine = NLIEngine(backend, progress=False)
+    assert engine.results(PAIRS) == NLIEngine(Counting(), progress=False).results(PAIRS)
+    assert [len(b) for b in backend.batches] == [3, 2] and engine.stats.batches == 2
+    costs = [backend.cost(p) for batch in backend.batches for p in batch]
+    assert costs == sorted(costs, reverse=True)
+    backend.batches.clear()
+    NLIEngine(backend, batch_size=4, progress=False).results(PAIRS)
+    assert [len(b) for b in backend.batches] == [4, 1]
+
+
 def test_cache_hits_across_two_engines_sharing_a_file(tmp_path):
     path = tmp_path / "nli.sqlite"
     first = NLIEngine(Counting(), cache=NLICache(path), progress=False)

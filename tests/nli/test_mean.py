@@ -88,6 +88,10 @@ def test_backend_fields():
                  (Fixed(NLIResult(0.0, False), baseline=True, name="b"), 2.0)])
     assert m.model_id == "mean(a + b*2)" and m.is_baseline is False and m.batch_size == 8
     assert m.cost(("abc", "d")) == 3
+    assert m.call_size == 8  # no member batches its own rows: a batch per call
+    a, b = Fixed(NLIResult(1.0, True)), Fixed(NLIResult(0.0, False))
+    a.call_size, b.batch_size = 128, 1024
+    assert MeanNLI([(a, 1.0), (b, 1.0)]).call_size == 128  # the smallest member's
 
 
 def test_a_judge_read_with_lexical_recall_is_their_mean(tmp_path):
