@@ -32,11 +32,14 @@ without native bf16) through ``torch.compile`` (the classifier's ``compile`` opt
 itself is timed apart). ``--with-lexical``: the cross-encoder rows read the judge with lexical
 recall, ``mean:classifier:PATH+lexical``, as it is served where it beats lexical recall by most
 (tokenize and forward are then the cross-encoder's, the rest includes lexical recall).
+``--workers N`` (CPU): one more row, the judge in N processes of ``threads / N`` threads each,
+each scoring a shard of the records (``citetrain judge --workers N``; bf16 where native, else
+int8, union first; its model calls are not counted, so the row shows its statements).
 ``--agreement`` (CPU) also meta-evaluates fp32 against int8 weights on the held-out claims of
 WiCE, AttributionBench and ExpertQA (``citetrain meta-eval --split validation``), and bf16 where
 native (and compiled with ``--compile``): the ROC-AUC that speed must not cost.
 Run: ``HF_HUB_OFFLINE=1 python bench/judge_throughput.py [--records 40] [--threads 2] [--compile]
-[--with-lexical] [--agreement]``;
+[--with-lexical] [--workers 2] [--agreement]``;
 GPU: ``python bench/judge_throughput.py --device cuda`` (600 synthetic records, batch 256).
 """
 from __future__ import annotations
@@ -218,6 +221,26 @@ def judge_floor(path: str, pairs: list[tuple[str, str]], statements: int,
             "threads": threads}
 
 
+def worker_row(path: str, dtypes: tuple[str, ...], records: list[Record], args) -> dict:
+    """The judge in ``args.workers`` processes (``make_judge(..., workers=N)``), each scoring a
+    shard of the records with ``threads / workers`` threads, in the last eager dtype (bf16 where
+    native, else int8), union first; started and warmed up on a few records before the clock."""
+    from citetrain.judges.registry import make_judge
+
+    dtype = [d for d in dtypes if "+" not in d][-1]
+    judge = make_judge(f"nli:{judge_spec(path, args.with_lexical)}", progress=False, cache=False,
+                       dtype=dtype, union_first=True, workers=args.workers,
+                       **({"batch_size": args.batch_size} if args.batch_size else {}))
+    judge.score(records[:2 * args.workers], progress=False)
+    res, sec = clock(lambda: judge.score(records, progress=False), False)
+    judge.close()
+    name = f"{dtype}x{args.workers}"
+    return dict(scorer=f"cross-encoder judge, after: {dtype}, union first, {args.workers} workers",
+                dtype=name, statements=res.statements, seconds=sec,
+                calls=res.result.info["statements"], unit="statements",
+                per_statement=res.result.per_statement)
+
+
 def count_generated(model, tokenizer) -> dict[str, int]:
     """Wrap ``model.generate`` to count, per row, the new tokens up to and including the first
     EOS (all of them when none), the rows that stopped early and the prompt tokens."""
@@ -306,6 +329,8 @@ def main() -> None:
                     "CPU without native bf16) through torch.compile (classifier option compile)")
     ap.add_argument("--with-lexical", action="store_true", help="the cross-encoder rows read "
                     "the judge with lexical recall, mean:classifier:PATH+lexical ((e + r) / 2)")
+    ap.add_argument("--workers", type=int, default=0, help="CPU: one more row, the judge in N "
+                    "processes of threads/N threads each, each scoring a shard of the records")
     ap.add_argument("--agreement", action="store_true",
                     help="also meta-evaluate fp32 vs int8 weights on the held-out claims (CPU)")
     args = ap.parse_args()
@@ -378,9 +403,12 @@ def main() -> None:
                          statements=res.statements, seconds=sec, calls=engine.stats.model_pairs,
                          unit="pairs", split=split(spent, sec)))
     floor = judge_floor(path, asked, rows[-1]["statements"], args.threads) if asked else None
+    if args.workers > 1 and not cuda:
+        rows.append(worker_row(path, ce_dtypes, records, args))
+        judged[rows[-1]["dtype"]] = rows[-1].pop("per_statement")
     key = lambda r: (r["context"], r["edits"], r["rating"])  # noqa: E731
     a = judged[ce_dtypes[0]]
-    same = {d: [sum(key(x) == key(y) for x, y in zip(a, judged[d])), len(a)] for d in ce_dtypes[1:]}
+    same = {d: [sum(key(x) == key(y) for x, y in zip(a, judged[d])), len(a)] for d in list(judged)[1:]}
 
     for dtype in ce_dtypes if cuda else ("auto",):
         engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm,

@@ -28,13 +28,15 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                    "passage alone (fewer calls on mostly unsupported answers)")
     p.add_argument("--compile", action="store_true", default=None,
                    help="crossencoder / nli: torch.compile the model (the first batch compiles)")
+    p.add_argument("--workers", type=int, help="crossencoder / nli: score shards of the records in "
+                   "N processes, the cores shared out among them (e.g. 2 on 2 CPU cores)")
     p.add_argument("--no-progress", action="store_true")
     p.set_defaults(run=run)
 
 
 OPTIONS = {"generative": ("rating", "max_new_tokens", "batch_size"), "teacher": ("rating", "base_url"),
-           "crossencoder": ("dtype", "union_first", "compile"),
-           "nli": ("dtype", "union_first", "compile")}
+           "crossencoder": ("dtype", "union_first", "compile", "workers"),
+           "nli": ("dtype", "union_first", "compile", "workers")}
 
 
 def _options(args: argparse.Namespace) -> dict:

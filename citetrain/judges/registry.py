@@ -18,13 +18,22 @@ ENGINE_OPTIONS = ("dtype", "device", "batch_size", "max_length", "compile")  # t
 
 
 def make_judge(name: str, *, progress: bool = True, cache: bool | None = None, **options: Any):
-    """The judge ``name`` stands for; ``options`` go to its constructor."""
+    """The judge ``name`` stands for; ``options`` go to its constructor. ``workers=N`` (``nli:``
+    and ``crossencoder:``): the judge in N processes, each scoring a shard of the records
+    (:class:`~citetrain.judges.workers.WorkerJudge`)."""
     kind, _, arg = name.partition(":")
     if kind not in KINDS:
         raise CitetrainError(f"unknown judge '{name}': use one of {', '.join(k + ':...' for k in KINDS)}")
     if not arg:
         raise CitetrainError(f"judge '{name}': give a {'model' if kind == 'teacher' else 'name or path'} "
                              f"after the colon, e.g. {kind}:PATH")
+    workers = int(options.pop("workers", None) or 1)
+    if workers > 1:
+        if kind not in ("nli", "crossencoder"):
+            raise CitetrainError(f"judge '{name}': workers are for nli: and crossencoder: judges")
+        from citetrain.judges.workers import WorkerJudge
+
+        return WorkerJudge(name, workers, cache=cache, **options)
     if kind in ("nli", "crossencoder"):
         from citetrain.judges.nli import NLIJudge
         from citetrain.nli.registry import make_engine

@@ -48,7 +48,7 @@ SCENARIOS = ("full", "cited")
 def _aggregate(by_record: list[tuple[str, list[dict[str, Any]]]], scenario: Scenario):
     """Per-record means over applicable statements and the dataset scores (× 100)."""
     wanted = SCENARIOS if scenario == "both" else (scenario,)
-    per_record, scores, counts = [], {}, {}
+    per_record = []
     for rid, mine in by_record:
         entry: dict[str, Any] = {"id": rid, "n_statements": len(mine)}
         for sc in wanted:
@@ -56,12 +56,21 @@ def _aggregate(by_record: list[tuple[str, list[dict[str, Any]]]], scenario: Scen
             entry[f"citeeval_{sc}"] = mean(vals) if vals else None
             entry[f"n_applicable_{sc}"] = len(vals)
         per_record.append(entry)
-    for sc in wanted:
+    scores, counts = citeeval_scores(per_record, scenario)
+    return scores, per_record, counts
+
+
+def citeeval_scores(per_record: Sequence[dict[str, Any]], scenario: Scenario
+                    ) -> tuple[dict[str, float], dict[str, int]]:
+    """Dataset scores from per-record ones: ``citeeval_<sc>`` = 100 × the mean over records with
+    an applicable statement, and the counts of records with and without one."""
+    scores, counts = {}, {}
+    for sc in SCENARIOS if scenario == "both" else (scenario,):
         vals = [e[f"citeeval_{sc}"] for e in per_record if e[f"citeeval_{sc}"] is not None]
         scores[f"citeeval_{sc}"] = 100 * mean(vals)
         counts[f"records_{sc}"] = len(vals)
         counts[f"records_not_applicable_{sc}"] = len(per_record) - len(vals)
-    return scores, per_record, counts
+    return scores, counts
 
 
 SCENARIO = one_of("full", "cited", "both")

@@ -19,7 +19,7 @@ def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "x.json"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "2"}
     got = subprocess.run([sys.executable, "bench/judge_throughput.py", "--smoke", "--compile",
-                          "--json", str(out)],
+                          "--workers", "2", "--json", str(out)],
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert got.returncode == 0, got.stdout[-3000:] + got.stderr[-3000:]
     header = next(line for line in got.stdout.splitlines() if line.startswith("device:"))
@@ -38,9 +38,13 @@ def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
 
     native = cpu_has_bf16()  # bf16 weights are a row (union first) where the CPU has them
     compiled = "bf16+compile" if native else "fp32+compile"  # --compile: one more row
+    workers = "bf16x2" if native else "int8x2"  # --workers 2: the judge in two processes
     assert [r["dtype"] for r in rows if r["scorer"].startswith("cross-encoder judge")] == (
-        ["fp32", "int8", "bf16", compiled] if native else ["fp32", "int8", compiled])
-    assert set(data["same_ratings"]) == ({"int8", "bf16", compiled} if native else {"int8", compiled})
+        ["fp32", "int8", "bf16", compiled, workers] if native else ["fp32", "int8", compiled, workers])
+    assert set(data["same_ratings"]) == (
+        {"int8", "bf16", compiled, workers} if native else {"int8", compiled, workers})
+    n = data["same_ratings"][workers][1]
+    assert next(r for r in rows if r["dtype"] == workers)["statements"] == n  # every statement
     assert f"{compiled}: compiled in" in got.stdout
     # the int8 row's pairs at the cores' fastest low-precision matrix-product rate
     floor = data["floor"]
