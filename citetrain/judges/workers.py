@@ -138,6 +138,8 @@ class WorkerJudge:
 
     def score(self, records: Sequence[Record], *, progress: bool = True) -> JudgeResult:
         """CiteEval ratings of every statement, the shards scored side by side."""
+        if not self._conns:
+            raise CitetrainError(f"judge {self.name}: its workers are stopped (closed, or one failed)")
         start = time.perf_counter()
         records = list(records)
         private = [r.model_copy(update={"id": str(i)}) for i, r in enumerate(records)]

@@ -48,6 +48,8 @@ def test_workers_give_one_process_result(records):
         again = judge.score(records[:3], progress=False)  # the workers stay up between calls
     finally:
         judge.close()
+    with pytest.raises(CitetrainError, match="workers are stopped"):
+        judge.score(records, progress=False)
     res = got.result
     assert res.scores == pytest.approx(one.scores)
     assert res.per_statement == one.per_statement and res.per_record == one.per_record
