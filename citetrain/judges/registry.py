@@ -31,9 +31,11 @@ def make_judge(name: str, *, progress: bool = True, cache: bool | None = None, *
     if workers > 1:
         if kind not in ("nli", "crossencoder"):
             raise CitetrainError(f"judge '{name}': workers are for nli: and crossencoder: judges")
+        from functools import partial
+
         from citetrain.judges.workers import WorkerJudge
 
-        return WorkerJudge(name, workers, cache=cache, **options)
+        return WorkerJudge(partial(make_judge, name, progress=False, cache=cache, **options), workers)
     if kind in ("nli", "crossencoder"):
         from citetrain.judges.nli import NLIJudge
         from citetrain.nli.registry import make_engine

@@ -10,7 +10,7 @@ results are merged in the records' order under their own ids; the dataset scores
 again from the merged per-record scores (:func:`~citetrain.metrics.citeeval.citeeval_scores`),
 so they equal one process's up to the float rounding of other batches.
 
-Each worker builds its judge once (:func:`~citetrain.judges.registry.make_judge` with the same
+Each worker builds its judge once (the factory ``make_judge`` hands it: itself, with the same
 name and options) and keeps it, model loaded and compiled, for every later ``score``; after each
 shard its engine forgets its in-memory answers, as a server's does, so memory stays bounded and
 each call is scored afresh (the NLI cache file, shared by the workers as by any two processes,
@@ -21,7 +21,7 @@ from __future__ import annotations
 import multiprocessing as mp
 import time
 from collections import Counter
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 from citetrain.errors import CitetrainError
 from citetrain.judges.base import JudgeResult
@@ -79,15 +79,13 @@ def merge_results(parts: Sequence[MetricResult], records: Sequence[Record]) -> M
     return MetricResult(parts[0].name, scores, per_record, rows, {**info, **counts})
 
 
-def _serve(conn: Any, name: str, options: dict[str, Any], threads: int) -> None:
+def _serve(conn: Any, factory: Callable[[], Any], threads: int) -> None:
     """A worker: build the judge, say ready, then score each shard it is sent until ``None``."""
     import torch
 
     torch.set_num_threads(threads)
     try:
-        from citetrain.judges.registry import make_judge
-
-        judge = make_judge(name, progress=False, **options)
+        judge = factory()
         conn.send(("ready", judge.name))
     except Exception as exc:  # noqa: BLE001 - reported in the parent, one line
         conn.send(("error", f"{type(exc).__name__}: {exc}"))
@@ -101,24 +99,25 @@ def _serve(conn: Any, name: str, options: dict[str, Any], threads: int) -> None:
 
 
 class WorkerJudge:
-    """``WorkerJudge(name, workers=2, threads=None, **options)``: the NLI judge ``name``
-    (``nli:SPEC`` / ``crossencoder:PATH``, with ``make_judge``'s options) in ``workers``
-    processes of ``threads`` torch threads each (default: this process's threads shared out,
-    at least one). ``close()`` stops them (also at exit)."""
+    """``WorkerJudge(factory, workers=2, threads=None)``: the NLI judge that ``factory()`` builds
+    (a picklable callable, e.g. ``functools.partial(make_judge, "crossencoder:PATH", ...)``, as
+    ``make_judge(..., workers=N)`` passes) in ``workers`` processes of ``threads`` torch threads
+    each (default: this process's threads shared out, at least one). ``close()`` stops them
+    (also at exit)."""
 
-    def __init__(self, name: str, workers: int = 2, threads: int | None = None,
-                 **options: Any) -> None:
+    def __init__(self, factory: Callable[[], Any], workers: int = 2,
+                 threads: int | None = None) -> None:
         import torch
 
         self._conns: list[Any] = []
         self._procs: list[Any] = []
         if workers < 2:
-            raise CitetrainError(f"judge {name}: workers must be 2 or more, not {workers}")
+            raise CitetrainError(f"judge workers must be 2 or more, not {workers}")
         self.threads = threads or max(1, torch.get_num_threads() // workers)
         ctx = mp.get_context("spawn")  # torch's threads do not survive a fork
         for _ in range(workers):
             parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_serve, args=(child, name, options, self.threads), daemon=True)
+            proc = ctx.Process(target=_serve, args=(child, factory, self.threads), daemon=True)
             proc.start()
             self._conns.append(parent)
             self._procs.append(proc)

@@ -1,6 +1,7 @@
 """An NLI judge in worker processes: balanced shards, one merged result equal to one process's."""
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -65,7 +66,7 @@ def test_worker_errors_are_one_line_and_options_are_checked(tmp_path):
     with pytest.raises(CitetrainError, match="workers are for nli: and crossencoder:"):
         make_judge("generative:whatever", workers=2)
     with pytest.raises(CitetrainError, match="workers must be 2 or more"):
-        WorkerJudge("nli:lexical", workers=1)
+        WorkerJudge(partial(make_judge, "nli:lexical"), workers=1)
 
 
 def test_the_command_line_passes_workers(capsys):
