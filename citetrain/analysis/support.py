@@ -3,7 +3,9 @@ the ``citeeval`` metric.
 
 The analysis, in rounds batched across every statement given:
 
-1. context: ``query`` if φ(question, s); else ``response`` if φ(earlier statements, s);
+1. context: ``query`` if φ(question, s); else ``response`` if φ(earlier statements, s); each
+   asked only where the premise holds at least ``query_recall`` (default 1.0) or
+   ``response_recall`` (0.8) of the statement's content words (:func:`context_candidates`);
 2. for the statements that need it, the minimal supporting subsets
    (:mod:`citetrain.analysis.subsets`: each doc alone, the union of the rest, pairs, triples ...);
 3. a statement not labelled in 1 is ``retrieval`` when some docs entail it, else ``model``;
@@ -41,6 +43,11 @@ _WORD = re.compile(r"\w")
 # add-credibility stops once the edited citations number this many (F.3: "at most 3 citations")
 CREDIBILITY_CAP = 3
 PARTIAL_THRESHOLD = 0.5  # three-way backends: a doc with P(partial) >= this partially supports
+# the share of a statement's content words that the question (query context) or the earlier
+# statements (response context) must hold before φ is asked (context_candidates; chosen on
+# ExpertQA rand_val against the experts' citation-worthiness)
+QUERY_RECALL = 1.0
+RESPONSE_RECALL = 0.8
 
 
 def silver_edits(
@@ -208,18 +215,46 @@ def _ask(engine: NLIEngine, jobs: list[Job]) -> list[NLIResult]:
     return engine.results(pairs)
 
 
-def _context_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine) -> None:
-    """Context ``query`` where φ(question, s), else ``response`` where φ(earlier statements, s):
-    two rounds, so a statement the question entails is not asked against the earlier ones."""
+def context_premise(s: StatementAnalysis, kind: str) -> str:
+    """What a statement is read against for context ``kind``: the question (``query``) or the
+    earlier statements of its response joined by a space (``response``)."""
+    return s.question if kind == "query" else s.earlier
+
+
+def context_candidates(stmts: Sequence[StatementAnalysis], kind: str, least: float) -> list[bool]:
+    """Whether each statement may be ``kind`` context (``query`` / ``response``): its premise
+    (:func:`context_premise`) holds at least ``least`` of its content words (lexical recall,
+    :mod:`citetrain.nli.lexical`); ``least`` 0 allows every statement (DESIGN §5: φ alone).
+
+    CiteEval's guideline (appendix A.2): query sentences "iterate or rephrase the user query
+    without making new claims or involving new facts"; response sentences are "solely derived
+    from preceding sentences". A question asserts nothing, and an NLI model trained on evidence
+    reads a question or a response's own sentences out of its training distribution: the judge
+    trained here calls 589 of the 1,399 statements of ExpertQA's rand_val entailed by their
+    question, and of the rest 582 by the earlier statements, most of them claims the experts call
+    citation-worthy (README, "Context needs no new words"). A statement with content words its
+    premise lacks makes a new claim, so it is not asked against that premise at all."""
+    from citetrain.nli.lexical import content_words, recall
+
+    if least <= 0:
+        return [True] * len(stmts)
+    return [recall(content_words(s.text)[0], content_words(context_premise(s, kind))[0]) >= least
+            for s in stmts]
+
+
+def _context_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine,
+                   query_recall: float = QUERY_RECALL,
+                   response_recall: float = RESPONSE_RECALL) -> None:
+    """Context ``query`` where φ(question, s), else ``response`` where φ(earlier statements, s),
+    each asked only of the statements :func:`context_candidates` allows: two rounds, so a
+    statement the question entails is not asked against the earlier ones."""
     for s in stmts:
         if is_empty_statement(s.text):
             s.context = "model"
-    for kind in ("query", "response"):
-        jobs: list[Job] = []
-        for s in stmts:
-            premise = s.question if kind == "query" else s.earlier
-            if s.context is None and (premise.strip() if kind == "query" else premise):
-                jobs.append((s, kind, (premise, s.text)))
+    for kind, least in (("query", query_recall), ("response", response_recall)):
+        open_ = [s for s in stmts if s.context is None and context_premise(s, kind).strip()]
+        jobs: list[Job] = [(s, kind, (context_premise(s, kind), s.text))
+                           for s, ok in zip(open_, context_candidates(open_, kind, least)) if ok]
         for (s, _, _), r in zip(jobs, _ask(engine, jobs)):
             if r.label:
                 s.context = kind
@@ -249,12 +284,15 @@ def analyse(
     search_all: bool = True,
     weights: Weights = PUBLISHED_WEIGHTS,
     union_first: bool = False,
+    query_recall: float = QUERY_RECALL,
+    response_recall: float = RESPONSE_RECALL,
 ) -> None:
     """Run every round for ``stmts`` (in place). ``search_all``: search supporting subsets for
     every non-empty statement (builders: gold targets for all); ``False`` only for statements
     that are neither query nor response context (the metric: fewer calls). ``union_first``: ask
-    the union of all docs before the docs alone (:class:`SubsetSearch`; the judge's order)."""
-    _context_round(stmts, engine)
+    the union of all docs before the docs alone (:class:`SubsetSearch`; the judge's order).
+    ``query_recall`` / ``response_recall``: :func:`context_candidates` (0: φ alone, DESIGN §5)."""
+    _context_round(stmts, engine, query_recall, response_recall)
     todo = [s for s in stmts if not is_empty_statement(s.text)
             and (search_all or s.context is None)]
     if search_all:  # the builders' rows carry the cited set's entailment for every statement

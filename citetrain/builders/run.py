@@ -103,7 +103,8 @@ def analyse_shard(items: list, spec: BuildSpec, engine: NLIEngine) -> list[dict[
     """Statement analyses of one shard of records (every round batched across the shard)."""
     per = [analyses_of(it.record, spec.at_most_citations, spec.first_line_only) for it in items]
     flat = [s for sts in per for s in sts]
-    analyse(flat, engine, max_size=spec.max_subset, exhaustive=spec.exhaustive, search_all=True)
+    analyse(flat, engine, max_size=spec.max_subset, exhaustive=spec.exhaustive, search_all=True,
+            query_recall=spec.query_recall, response_recall=spec.response_recall)
     rows = [analysis_row(s) for s in flat]
     if spec.kind == "generator" and spec.generator and spec.generator.marks == "positional":
         from citetrain.builders.positional import add_claim_targets

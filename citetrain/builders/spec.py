@@ -6,6 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from citetrain.analysis.support import QUERY_RECALL, RESPONSE_RECALL
 from citetrain.config import load_config
 from citetrain.metrics.suites import SuiteData, resolve_data_paths
 
@@ -137,6 +138,10 @@ class BuildSpec(_Section):
     cache: bool | str = True
     max_subset: int = Field(default=3, ge=1, le=6)
     exhaustive: bool = False
+    # context query / response: the share of a statement's content words its premise must hold
+    # before φ is asked (citetrain.analysis.support.context_candidates; 0: φ alone, DESIGN §5)
+    query_recall: float = Field(default=QUERY_RECALL, ge=0.0, le=1.0)
+    response_recall: float = Field(default=RESPONSE_RECALL, ge=0.0, le=1.0)
     check_sample: int = Field(default=0, ge=0)
     at_most_citations: int | None = Field(default=None, ge=1)
     first_line_only: bool = False
@@ -173,7 +178,8 @@ class BuildSpec(_Section):
                                          mode="json")
             del keep_pairs["pairs"]["processes"]
             return keep_pairs
-        keep = ("kind", "nli", "nli_options", "max_subset", "exhaustive", "at_most_citations",
+        keep = ("kind", "nli", "nli_options", "max_subset", "exhaustive", "query_recall",
+                "response_recall", "at_most_citations",
                 "first_line_only", "max_doc_words", "shard_size", "seed", "split", self.kind)
         return self.model_dump(include=set(keep), mode="json")
 

@@ -28,6 +28,11 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                    "passage alone (fewer calls on mostly unsupported answers)")
     p.add_argument("--compile", action="store_true", default=None,
                    help="crossencoder / nli: torch.compile the model (the first batch compiles)")
+    p.add_argument("--query-recall", type=float, help="crossencoder / nli: a statement is asked "
+                   "against the question only if it holds this share of its content words (default "
+                   "1.0; 0: every statement, DESIGN's rule)")
+    p.add_argument("--response-recall", type=float, help="crossencoder / nli: the same against the "
+                   "earlier statements (default 0.8)")
     p.add_argument("--workers", type=int, help="crossencoder / nli: score shards of the records in "
                    "N processes, the cores shared out among them (e.g. 2 on 2 CPU cores)")
     p.add_argument("--no-progress", action="store_true")
@@ -35,8 +40,9 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 
 OPTIONS = {"generative": ("rating", "max_new_tokens", "batch_size"), "teacher": ("rating", "base_url"),
-           "crossencoder": ("dtype", "union_first", "compile", "workers"),
-           "nli": ("dtype", "union_first", "compile", "workers")}
+           "crossencoder": ("dtype", "union_first", "compile", "workers", "query_recall",
+                            "response_recall"),
+           "nli": ("dtype", "union_first", "compile", "workers", "query_recall", "response_recall")}
 
 
 def _options(args: argparse.Namespace) -> dict:

@@ -5,7 +5,8 @@ parsed ITERCOE outputs.
 A response (the whole output unless ``first_line_only``) is split into statements (general mark
 parser). With φ(P, s) the NLI decision and ``docs`` the record's passages:
 
-* context (DESIGN §5): *query* if φ(question, s); else *response* if φ(earlier statements joined
+* context (DESIGN §5): *query* if φ(question, s) and the question holds ``query_recall`` of the
+  statement's content words (default all: it makes no new claim; 0 is DESIGN §5's φ alone); else *response* if φ(earlier statements joined
   by a space, s); else *retrieval* if φ(d, s) for some doc d or φ(all docs, s); else *model*.
   Only retrieval statements are applicable.
 * gold analysis of a retrieval statement: φ of every doc alone, of the cited set C (distinct
@@ -30,11 +31,11 @@ from collections import Counter
 from typing import Any, Literal, Sequence
 
 from citetrain.analysis.support import (
-    CREDIBILITY_CAP, StatementAnalysis, action_counts, analyse, analyses_of, silver_edits,
+    CREDIBILITY_CAP, QUERY_RECALL, RESPONSE_RECALL, StatementAnalysis, action_counts, analyse, analyses_of, silver_edits,
 )
 from citetrain.metrics.base import MetricResult, check_at_most_citations, mean, skipped_info
 from citetrain.analysis.editdist import PUBLISHED_WEIGHTS, Weights, editdist_score
-from citetrain.metrics.rules import at_least, check_option, checked, one_of
+from citetrain.metrics.rules import at_least, between, check_option, checked, one_of
 from citetrain.metrics.itercoe import CONTEXT_LABELS, ContextJudgement, StatementJudgement
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
@@ -97,7 +98,8 @@ def _silver_row(s: StatementAnalysis) -> dict[str, Any]:
     }
 
 
-@checked(scenario=SCENARIO, max_subset_size=at_least(1))
+@checked(scenario=SCENARIO, max_subset_size=at_least(1), query_recall=between(0, 1),
+          response_recall=between(0, 1))
 def citeeval(
     records: Sequence[Record],
     engine: NLIEngine,
@@ -108,6 +110,8 @@ def citeeval(
     max_subset_size: int = 3,
     first_line_only: bool = False,
     union_first: bool = False,
+    query_recall: float = QUERY_RECALL,
+    response_recall: float = RESPONSE_RECALL,
 ) -> MetricResult:
     """CiteEval Full / Cited ratings with an NLI silver judge (see the module docstring).
 
@@ -120,6 +124,11 @@ def citeeval(
     at_most_citations : keep only the first this many ids of a statement (``None``: all).
     max_subset_size : largest supporting subset searched (k); 1 searches singletons only.
     first_line_only : cut the output at its first newline as ALCE does (CiteEval does not).
+    union_first : ask the union of a statement's docs before each doc alone.
+    query_recall, response_recall : a statement is asked against the question (query context) or
+        the earlier statements (response context) only if that premise holds this share of its
+        content words (defaults 1.0 and 0.8: it makes no new claim, CiteEval's guideline); 0 is
+        DESIGN §5's φ alone (:func:`~citetrain.analysis.support.context_candidates`).
 
     Returns
     -------
@@ -131,7 +140,8 @@ def citeeval(
     skipped = [rid for rid, sts in per_doc if not sts]
     flat = [s for _, sts in per_doc for s in sts]
     analyse(flat, engine, max_size=max_subset_size, search_all=False, weights=weights,
-            union_first=union_first)
+            union_first=union_first, query_recall=query_recall,
+            response_recall=response_recall)
     by_record = [(rid, [_silver_row(s) for s in sts]) for rid, sts in per_doc if sts]
     rows = [row for _, mine in by_record for row in mine]
     scores, per_record, counts = _aggregate(by_record, scenario)
@@ -139,7 +149,8 @@ def citeeval(
         "nli": engine.name, "splitter": splitter_name(), "weights": weights.as_dict(),
         "scenario": scenario, "at_most_citations": at_most_citations,
         "max_subset_size": max_subset_size, "first_line_only": first_line_only,
-        "union_first": union_first,
+        "union_first": union_first, "query_recall": query_recall,
+        "response_recall": response_recall,
         "credibility_cap": CREDIBILITY_CAP, "records": len(by_record),
         **skipped_info(skipped),
         "statements": len(flat), "contexts": dict(Counter(s.context for s in flat)),

@@ -32,6 +32,15 @@ def at_least(low: int, *, none_ok: bool = False) -> Rule:
     return rule
 
 
+def between(low: float, high: float) -> Rule:
+    """A rule: ``low <= value <= high``."""
+    def rule(value: Any) -> str | None:
+        ok = value is not None and low <= value <= high
+        return None if ok else f"must be between {low:g} and {high:g}, got {value!r}"
+
+    return rule
+
+
 def one_of(*choices: Any) -> Rule:
     """A rule: the value is one of ``choices``."""
     names = [repr(c) for c in choices]

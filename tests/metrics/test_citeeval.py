@@ -61,8 +61,9 @@ def records():
 
 
 def test_contexts_edits_ratings_and_scenarios():
+    """DESIGN §5's context rule, φ alone (``query_recall=0, response_recall=0``)."""
     eng = CountingEngine(TableNLI(TABLE))
-    res = citeeval(records(), eng)
+    res = citeeval(records(), eng, query_recall=0, response_recall=0)
     rows = [r for r in res.per_statement if r["id"] == "r"]
     assert [r["context"] for r in rows] == [
         "query", "retrieval", "retrieval", "retrieval", "model", "response"]
@@ -90,6 +91,41 @@ def test_contexts_edits_ratings_and_scenarios():
     assert eng.calls == 7
 
 
+def test_context_needs_the_premise_to_hold_the_statements_words():
+    """By default (``query_recall`` 1.0) "You asked about rivers." is not query context: the
+    question "Tell me about rivers and lakes." lacks "asked" (recall 1/2), so the statement is
+    not asked against it and, no doc entailing it, it is ``model`` context: still N/A, the same
+    scores. With ``query_recall=0.5`` it is asked, and the table entails it: ``query``. The last
+    statement's words (nile, long, amazon, wide) are all in the earlier statements (recall 1 >=
+    ``response_recall`` 0.8): ``response`` as before."""
+    strict = citeeval(records(), CountingEngine(TableNLI(TABLE)))
+    rows = [r for r in strict.per_statement if r["id"] == "r"]
+    assert [r["context"] for r in rows] == [
+        "model", "retrieval", "retrieval", "retrieval", "model", "response"]
+    assert strict.info["query_recall"] == 1.0 and strict.info["contexts"]["model"] == 3
+    assert strict.scores["citeeval_full"] == pytest.approx(100 * (NILE + AMAZON) / 3)
+    half = citeeval(records(), CountingEngine(TableNLI(TABLE)), query_recall=0.5)
+    assert [r["context"] for r in half.per_statement if r["id"] == "r"][0] == "query"
+    with pytest.raises(ValueError, match="query_recall.*between 0 and 1"):
+        citeeval(records(), CountingEngine(TableNLI(TABLE)), query_recall=1.5)
+
+
+def test_response_context_is_asked_only_with_the_earlier_words():
+    """"Amazon and Nile rivers are long." holds amazon, nile, river, long; the earlier statement
+    "The Nile is long." holds nile, long (recall 2/4 < 0.8): not asked against it. With
+    ``response_recall=0.5`` it is asked, and the table entails it from the earlier statement."""
+    table = {**TABLE, "Amazon and Nile rivers are long.": [{"The Nile is long."}]}
+    rec = Record(id="a", question="q", docs=DOCS,
+                 output="The Nile is long [1]. Amazon and Nile rivers are long.")
+    backend = TableNLI(table)
+    rows = citeeval([rec], NLIEngine(backend, progress=False)).per_statement
+    assert [r["context"] for r in rows] == ["retrieval", "model"]
+    assert ("The Nile is long.", "Amazon and Nile rivers are long.") not in backend.calls
+    rows = citeeval([rec], NLIEngine(TableNLI(table), progress=False),
+                    response_recall=0.5).per_statement
+    assert [r["context"] for r in rows] == ["retrieval", "response"]
+
+
 def test_asks_only_what_a_later_round_reads():
     """A statement the question entails is not asked against the earlier statements, and the
     cited set of a statement no doc supports (context model) is not asked: same rows, fewer pairs."""
@@ -101,7 +137,9 @@ def test_asks_only_what_a_later_round_reads():
     asked = set(table.calls)
     assert ("Fish can fly.", "The Nile is long.") not in asked  # the response context
     assert (join_docs(DOCS, [1, 2]), "Fish can fly.") not in asked  # the cited set C
-    assert ("On the nile long river.", "Fish can fly.") in asked
+    # a statement with words the question lacks is not asked against it (query_recall 1.0)
+    assert ("On the nile long river.", "Fish can fly.") not in asked
+    assert ("On the nile long river.", "The Nile is long.") in asked
     # a retrieval statement's cited set is still asked (its edits read it)
     table = TableNLI(TABLE)
     rec = Record(id="n", question="q", docs=DOCS, output="The Nile is long [1][2].")

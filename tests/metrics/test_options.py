@@ -48,7 +48,8 @@ def test_every_metric_accepts_its_own_defaults(name):
 def test_options_are_the_keyword_only_parameters():
     assert list(metric_options(alce)) == ["at_most_citations"]
     assert "scenario" in metric_options(citeeval)  # @checked keeps the signature
-    assert set(rules_of(citeeval)) == {"at_most_citations", "scenario", "max_subset_size"}
+    assert set(rules_of(citeeval)) == {"at_most_citations", "scenario", "max_subset_size",
+                                       "query_recall", "response_recall"}
 
 
 def test_every_problem_is_collected():
