@@ -35,6 +35,10 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                    help="crossencoder / nli: ask the union of a statement's passages first")
     p.add_argument("--compile", action="store_true", default=None,
                    help="crossencoder / nli: torch.compile the model (each worker compiles once)")
+    p.add_argument("--query-recall", type=float, help="crossencoder / nli: ask a statement against "
+                   "the question only if it holds this share of its content words (default 1.0)")
+    p.add_argument("--response-recall", type=float, help="crossencoder / nli: the same against the "
+                   "earlier statements (default 0.8; 0 and 0: DESIGN's context rule)")
     p.set_defaults(run=run)
 
 
@@ -49,7 +53,8 @@ def run(args: argparse.Namespace) -> int:
 
     fields = {k: getattr(args, k) for k in ("judge", "host", "port", "workers", "max_body_bytes",
                                             "max_passages", "max_items", "max_batch", "wait_ms",
-                                            "threads", "dtype", "union_first", "compile")}
+                                            "threads", "dtype", "union_first", "compile",
+                                            "query_recall", "response_recall")}
     try:
         config = ServeConfig(**fields, timeout_s=args.timeout,
                              token=args.token or os.environ.get(ENV_TOKEN) or None)

@@ -141,3 +141,18 @@ def test_a_generative_judge_is_served_for_records():
         assert [row["rating"] for g in got for row in g["statements"]] == [1.0, 1.0]
         assert got[0]["statements"][0]["status"] == "ok" and got[0]["citeeval_full"] == 1.0
         assert c.post("/score", json={"pairs": [["p", "s"]]}).status_code == 422
+
+
+def test_context_gates_reach_the_served_judge():
+    """``citetrain serve --query-recall 0 --response-recall 0`` serves DESIGN's context rule: the
+    config hands the gates to make_judge, which hands them to the NLI judge; out of range is a
+    validation error naming the field."""
+    import pydantic
+
+    config = ServeConfig(judge="nli:lexical", query_recall=0, response_recall=0.5)
+    assert config.judge_options() == {"query_recall": 0, "response_recall": 0.5}
+    judge = make_judge(config.judge, progress=False, cache=False, **config.judge_options())
+    assert (judge.query_recall, judge.response_recall) == (0, 0.5)
+    assert ServeConfig(judge="generative:x", query_recall=0).judge_options() == {}
+    with pytest.raises(pydantic.ValidationError, match="query_recall"):
+        ServeConfig(judge="nli:lexical", query_recall=1.5)
