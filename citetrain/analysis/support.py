@@ -232,8 +232,9 @@ def context_candidates(stmts: Sequence[StatementAnalysis], kind: str, least: flo
     reads a question or a response's own sentences out of its training distribution: the judge
     trained here calls 589 of the 1,399 statements of ExpertQA's rand_val entailed by their
     question, and 588 of the 1,180 that have earlier statements entailed by those, most of them
-    claims the experts call citation-worthy (README, "Context needs no new words"). A statement with content words its
-    premise lacks makes a new claim, so it is not asked against that premise at all."""
+    claims the experts call citation-worthy (README, "Context needs no new words"). A statement
+    with content words its premise lacks makes a new claim, so it is not asked against that
+    premise at all."""
     from citetrain.nli.lexical import content_words, recall
 
     if least <= 0:

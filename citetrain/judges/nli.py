@@ -22,11 +22,12 @@ from citetrain.records import Record
 
 class NLIJudge:
     """``NLIJudge(engine, scenario="both", weights=PUBLISHED_WEIGHTS, max_subset_size=3,
-    union_first=False, query_recall=QUERY_RECALL, response_recall=RESPONSE_RECALL)``: ``union_first`` asks the union of a statement's docs before each doc
-    alone (:class:`~citetrain.analysis.subsets.SubsetSearch`): on answers whose statements are
-    mostly unsupported it saves most single-doc calls, with the same ratings under a monotone
-    model (a cross-encoder is not quite one, so it is off by default: the judge then is the
-    ``citeeval`` metric exactly); ``query_recall`` / ``response_recall`` as in the metric (a
+    union_first=False, query_recall=QUERY_RECALL, response_recall=RESPONSE_RECALL)``:
+    ``union_first`` asks the union of a statement's docs before each doc alone
+    (:class:`~citetrain.analysis.subsets.SubsetSearch`): on answers whose statements are mostly
+    unsupported it saves most single-doc calls, with the same ratings under a monotone model (a
+    cross-encoder is not quite one, so it is off by default: the judge then is the ``citeeval``
+    metric exactly); ``query_recall`` / ``response_recall`` as in the metric (a
     statement is asked against the question / the earlier statements only if that premise holds
     this share of its content words; 0: φ alone)."""
 

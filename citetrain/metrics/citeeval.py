@@ -5,9 +5,10 @@ parsed ITERCOE outputs.
 A response (the whole output unless ``first_line_only``) is split into statements (general mark
 parser). With φ(P, s) the NLI decision and ``docs`` the record's passages:
 
-* context (DESIGN §5): *query* if φ(question, s) and the question holds ``query_recall`` of the
-  statement's content words (default all: it makes no new claim; 0 is DESIGN §5's φ alone); else *response* if φ(earlier statements joined
-  by a space, s); else *retrieval* if φ(d, s) for some doc d or φ(all docs, s); else *model*.
+* context (DESIGN §5): *query* if φ(question, s); else *response* if φ(earlier statements joined
+  by a space, s), each asked only where that premise holds ``query_recall`` (default all) or
+  ``response_recall`` (default 0.8) of the statement's content words (0: DESIGN §5's φ alone);
+  else *retrieval* if φ(d, s) for some doc d or φ(all docs, s); else *model*.
   Only retrieval statements are applicable.
 * gold analysis of a retrieval statement: φ of every doc alone, of the cited set C (distinct
   in-range ids in order), of C minus each citation, and the minimal supporting subsets of size
@@ -31,7 +32,8 @@ from collections import Counter
 from typing import Any, Literal, Sequence
 
 from citetrain.analysis.support import (
-    CREDIBILITY_CAP, QUERY_RECALL, RESPONSE_RECALL, StatementAnalysis, action_counts, analyse, analyses_of, silver_edits,
+    CREDIBILITY_CAP, QUERY_RECALL, RESPONSE_RECALL, StatementAnalysis, action_counts, analyse,
+    analyses_of, silver_edits,
 )
 from citetrain.metrics.base import MetricResult, check_at_most_citations, mean, skipped_info
 from citetrain.analysis.editdist import PUBLISHED_WEIGHTS, Weights, editdist_score
