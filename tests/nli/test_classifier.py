@@ -81,7 +81,7 @@ def test_long_premises_are_read_in_windows_and_take_the_best(models):
     pairs = [(long, "a cat is on the mat"), ("the dog sat", "the dog sat")]
     win = ClassifierNLI(str(models["three"]), device="cpu", max_length=40)
     cut = ClassifierNLI(str(models["three"]), device="cpu", max_length=40, windows=False)
-    enc, owner, _ = win._encode(pairs)
+    enc, owner, *_ = win._encode(pairs)
     assert owner.count(0) > 1 and owner.count(1) == 1
     assert cut.truncates(pairs)[0] and not any(win.truncates(pairs))
     w, c = win.predict(pairs), cut.predict(pairs)
@@ -228,9 +228,32 @@ def test_pairs_read_as_one_text_take_one_row(models, monkeypatch):
     monkeypatch.setattr(sel.model, "forward", lambda **k: rows.append(len(k["input_ids"])) or forward(**k))
     got = sel.predict(pairs)
     assert sum(rows) == 2
-    assert got[0] == got[2] and got[1].prob == pytest.approx(sel.predict([PAIRS[0]])[0].prob, abs=1e-5)
-    assert [r.prob for r in got] == pytest.approx([r.prob for r in (sel.predict([x])[0] for x in pairs)],
-                                                  abs=1e-5)
+    alone = [ClassifierNLI(str(models["three"]), device="cpu", max_length=24,
+                           premise="select").predict([x])[0] for x in pairs]
+    assert got[0] == got[2] and got[1].prob == pytest.approx(alone[1].prob, abs=1e-5)
+    assert [r.prob for r in got] == pytest.approx([r.prob for r in alone], abs=1e-5)
+
+
+def test_a_text_read_in_an_earlier_call_takes_no_row(models, monkeypatch):
+    """Across calls too: a pair read as the same text as a pair of an earlier call (here the page
+    with a far sentence more, asked after the page) gets that call's answer and no forward row;
+    a new text gets a row; the memory forgets its oldest texts past ``READ_MEMORY``."""
+    import citetrain.nli.classifier as classifier
+
+    sel = ClassifierNLI(str(models["three"]), device="cpu", max_length=24, premise="select")
+    page = "a cat is on the mat . the dog sat on a rug ."
+    longer = page + " " + "birds fly south in the winter months . " * 6
+    rows: list[int] = []
+    forward = sel.model.forward
+    monkeypatch.setattr(sel.model, "forward", lambda **k: rows.append(len(k["input_ids"])) or forward(**k))
+    (first,) = sel.predict([(page, "a cat is on the mat")])
+    (again,) = sel.predict([(longer, "a cat is on the mat")])
+    assert rows == [1] and again == first
+    monkeypatch.setattr(classifier, "READ_MEMORY", 2)
+    sel.predict([PAIRS[0], PAIRS[1]])  # two new texts: the page's is forgotten
+    assert rows == [1, 2] and len(sel.read_memory) == 2
+    sel.predict([PAIRS[0], (longer, "a cat is on the mat")])
+    assert rows == [1, 2, 1]
 
 
 def test_premise_mode_comes_from_the_model_config(tmp_path):
@@ -405,9 +428,11 @@ def test_the_engine_hands_many_batches_and_the_classifier_sorts_them_as_read(mod
     shapes = _forward_widths(nli)
     got = engine.results(pairs)
     assert engine.stats.batches == 1 and [n for n, _ in shapes] == [2, 2, 1]
+    nli.read_memory.clear()  # read again, not remembered
     read = nli._encode(pairs)[0]["attention_mask"].sum(1).tolist()
     assert [w for _, w in shapes] == [sorted(read, reverse=True)[i] for i in (0, 2, 4)]
     nli.model = model
+    nli.read_memory.clear()
     alone = [nli.predict([p])[0] for p in pairs]
     for a, b in zip(alone, got):
         assert b.support == pytest.approx(a.support, abs=1e-5) and a.label == b.label
