@@ -313,6 +313,10 @@ class ClassifierNLI(HFBackend):
         for key in list(islice(self.read_memory, max(0, len(self.read_memory) - READ_MEMORY))):
             del self.read_memory[key]
 
+    def forget(self) -> None:
+        """Drop :attr:`read_memory` (``NLIEngine.forget``)."""
+        self.read_memory.clear()
+
     def _setup(self, model: str) -> None:
         try:
             self.labels = label_indices(self.model.config.id2label)

@@ -101,8 +101,12 @@ class NLIEngine:
 
     def forget(self) -> None:
         """Drop this process's in-memory answers (a long-running server calls it after each
-        batch, so its memory stays bounded; the disk cache, if any, is kept)."""
+        batch, so its memory stays bounded; the disk cache, if any, is kept), and the backend's
+        own (its ``forget``, where it has one: the classifier's answers by text as read)."""
         self._memo.clear()
+        forget = getattr(self.backend, "forget", None)
+        if callable(forget):
+            forget()
 
     def truncated(self, pairs: Sequence[Pair]) -> list[bool]:
         """Whether the backend cuts each pair to its length limit (``False`` for backends

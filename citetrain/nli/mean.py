@@ -99,6 +99,12 @@ class MeanNLI:
     def cost(self, pair: Pair) -> int:
         return max(b.cost(pair) for b, _ in self.members)
 
+    def forget(self) -> None:
+        """Each member's own memory of answers, where it has one (``NLIEngine.forget``)."""
+        for b, _ in self.members:
+            if callable(getattr(b, "forget", None)):
+                b.forget()
+
     def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
         answers = [b.predict(pairs) for b, _ in self.members]
         everyone = list(range(len(self.members)))

@@ -255,6 +255,13 @@ def test_a_text_read_in_an_earlier_call_takes_no_row(models, monkeypatch):
     sel.predict([PAIRS[0], (longer, "a cat is on the mat")])
     assert rows == [1, 2, 1]
 
+    from citetrain.nli.engine import NLIEngine
+    from citetrain.nli.mean import MeanNLI
+    from citetrain.nli.lexical import LexicalNLI
+
+    NLIEngine(MeanNLI([(sel, 1.0), (LexicalNLI(), 1.0)]), progress=False).forget()
+    assert sel.read_memory == {}  # the engine's forget reaches a mean's members
+
 
 def test_premise_mode_comes_from_the_model_config(tmp_path):
     import json
