@@ -137,7 +137,7 @@ the tokenizer's text pair (premise, statement) as `input_ids`, `attention_mask` 
 ## The preprocessing this model needs
 
 A raw (passage, statement) pair fed to the model gives different scores from citetrain's. citetrain
-reads every pair this way before the forward pass (`citetrain.nli.classifier.read_pairs`):
+reads every pair this way before the forward pass (`citetrain.nli.premises.read_pairs`):
 
 - premise: `{card['premise']}`: a premise longer than {card['max_length']} tokens is read as {reading};
 - hint: `{card['hint']}`{hint};

@@ -55,13 +55,14 @@ def model_support(model: Any, tokenizer: Any, *, max_length: int = 256, batch_si
                   ) -> SupportFn:
     """P(supported) of an in-memory sequence classifier for pairs, read as the ``kind:
     crossencoder`` training and the ``classifier:`` backend read them
-    (:func:`~citetrain.nli.classifier.read_pairs`: hint and premise selection from the model's
+    (:func:`~citetrain.nli.premises.read_pairs`: hint and premise selection from the model's
     config, then ``(passage, statement)`` with the passage cut first; the supporting label found
     by name). Used in the training loop; a saved model is read through the ``classifier:`` NLI
     backend (:func:`classifier_support`)."""
     import torch
 
-    from citetrain.nli.classifier import encode_pairs, label_indices, read_pairs
+    from citetrain.nli.classifier import encode_pairs, label_indices
+    from citetrain.nli.premises import read_pairs
 
     label = label_indices(model.config.id2label)["entailment"]
     premise = getattr(model.config, "citetrain_premise", None)

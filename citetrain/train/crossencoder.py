@@ -15,7 +15,7 @@ sample; ``citetrain meta-eval --split validation`` measures the whole split).
 
 A premise too long for ``data.max_length`` is, with ``data.premise: select`` (the default), cut
 down to the sentences that best cover the statement
-(:func:`citetrain.nli.classifier.select_evidence`), so a cited web page is trained on its evidence
+(:func:`citetrain.nli.premises.select_evidence`), so a cited web page is trained on its evidence
 rather than its first tokens; ``cut`` keeps the first tokens instead. The choice is saved in the
 model's config (``citetrain_premise``), so the ``classifier:`` backend reads pairs the same way.
 
@@ -92,7 +92,8 @@ def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
     its coverage hint (:mod:`citetrain.nli.hints`); pairs whose statement alone does not fit are
     dropped and counted; returns (tokens, the rows kept). A ``target`` column (target rows,
     :mod:`citetrain.train.targets`) becomes the labels instead of ``label``."""
-    from citetrain.nli.classifier import encode_pairs, read_pairs
+    from citetrain.nli.classifier import encode_pairs
+    from citetrain.nli.premises import read_pairs
 
     def enc(batch: dict[str, list]) -> dict[str, list]:
         premises, hyps = read_pairs(list(zip(batch["premise"], batch["hypothesis"])), tokenizer,

@@ -48,7 +48,7 @@ def test_covered_tenths_by_hand_is_lexical_recall_rounded():
 def test_hint_counts_the_whole_premise_not_the_selected_part(tmp_path):
     """The word is found far past the ``max_length`` window: no hint names it, though the
     selected premise the model reads may not hold it."""
-    from citetrain.nli.classifier import select_premises
+    from citetrain.nli.premises import select_premises
 
     class Tok:  # one token per word
         def __call__(self, texts, add_special_tokens=False, verbose=True):

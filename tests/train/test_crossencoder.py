@@ -437,7 +437,7 @@ def test_the_in_memory_reader_selects_long_premises_as_the_backend_does(tiny_ber
     best-covering sentences of a long page, the text the ``classifier:`` backend feeds it."""
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    from citetrain.nli.classifier import read_pairs
+    from citetrain.nli.premises import read_pairs
     from citetrain.refine.pairs import model_support
 
     model = AutoModelForSequenceClassification.from_pretrained(
