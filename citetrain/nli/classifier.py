@@ -19,8 +19,9 @@ for long evidence: a cited web page is judged on its best passage, not on its fi
 
 ``premise="select"`` keeps, of a premise too long for ``max_length``, the sentences that best
 cover the statement's content words (:func:`~citetrain.nli.premises.select_evidence`, greedy
-coverage, then overlap, in page order) — what a ``kind: crossencoder`` judge is trained on, so it is read the same way at
-inference: its ``config.json`` carries ``citetrain_premise`` and that is the default for it.
+coverage, then overlap, in page order) — what a ``kind: crossencoder`` judge is trained on, so it
+is read the same way at inference: its ``config.json`` carries ``citetrain_premise`` and that is
+the default for it.
 ``premise`` is ``"windows"`` (default otherwise), ``"select"`` or ``"cut"``; the cache revision
 says which (``+win`` / ``+sel`` / nothing).
 """
