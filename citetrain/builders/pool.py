@@ -13,13 +13,15 @@ from typing import Iterator, Sequence
 
 from citetrain.nli.lexical import content_words
 
+MAX_POSTINGS = 500  # a word in more sentences than this is not indexed, whatever the pool's size
+
 
 class SentencePool:
     """Sentences with their passage and group (record / page); ``related`` ranks them by the
     number of content words they share with a set of words, ``random`` draws one."""
 
     def __init__(self, sentences: Sequence[Sequence[str]], groups: Sequence[str],
-                 top: int = 64) -> None:
+                 top: int = 64, max_postings: int = MAX_POSTINGS) -> None:
         """``sentences[p]``: passage ``p``'s sentences; ``groups[p]``: the record or page it
         belongs to (sentences of the same group are never drawn for it)."""
         self.texts: list[str] = []
@@ -32,7 +34,7 @@ class SentencePool:
                 self.owner.append(p)
                 self.words.append(frozenset(content_words(s)[0]))
         df = Counter(w for ws in self.words for w in ws)
-        cap = max(20, len(self.texts) // 200)  # common words find too much to rank on
+        cap = min(max(20, len(self.texts) // 200), max_postings)  # common words find too much
         self.index: dict[str, list[int]] = {}
         for k, ws in enumerate(self.words):
             for w in ws:
