@@ -6,9 +6,12 @@ people, places and numbers, ~12 sentences, so no two passages are alike; ``--tex
 first N blank-line paragraphs of your own file instead) and builds each with
 ``data_builders/pairs.yaml``'s settings (6 pairs a passage, windows of 6 sentences) in
 ``--processes`` processes, in its own ``citetrain build`` process. Prints per size the pairs made,
-wall seconds, pairs/s, milliseconds per pair and process (flat when the build scales linearly) and
-the peak RSS of the largest process (``wait4``'s ``ru_maxrss`` over the build and its workers),
-and what a million pairs would take at the largest size's rate. Also times
+wall seconds, pairs/s, milliseconds per pair and process (flat when the build scales linearly),
+the peak RSS of the largest process (``wait4``'s ``ru_maxrss`` over the build and its workers;
+pages the processes share, such as the mapped sentence pool, count in each), the peak of the
+build's summed PSS (``/proc/PID/smaps_rollup`` of the build and its workers every 0.5 s: shared
+pages counted once, so the memory the build holds), and what a million pairs would take at the
+largest size's rate. Also times
 :meth:`~citetrain.builders.pool.SentencePool.related` (the search behind ``other_passage`` and
 ``add_fact``) on each size's sentence pool, with ``MAX_POSTINGS`` and without it (``no cap``):
 the cap keeps a search's cost bounded as pools grow.
@@ -77,6 +80,23 @@ def query_ms(corpus: Path, queries: int = 200) -> tuple[int, float, float]:
     return len(pool), out[0], out[1]
 
 
+def tree_pss_mb(pid: int) -> float:
+    """The proportional set size (MB) of a process and its descendants summed: each page shared
+    by k of them counts 1/k to each, so the sum is the memory the tree holds (0 once gone)."""
+    total, todo = 0.0, [pid]
+    while todo:
+        p = todo.pop()
+        try:
+            with open(f"/proc/{p}/smaps_rollup") as f:
+                total += next(int(x.split()[1]) for x in f if x.startswith("Pss:")) / 1024
+            for task in os.listdir(f"/proc/{p}/task"):
+                with open(f"/proc/{p}/task/{task}/children") as f:
+                    todo += [int(c) for c in f.read().split()]
+        except (OSError, StopIteration):
+            continue
+    return total
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="1000,4000", help="passages per build, comma-separated")
@@ -88,7 +108,7 @@ def main() -> None:
     print(f"{platform.machine()}, {os.cpu_count()} cores; {args.processes} processes; passages: "
           f"{args.text or 'synthetic records, docs joined'}\n")
     print(f"{'passages':>8} {'pairs':>8} {'seconds':>8} {'pairs/s':>8} {'ms/pair/proc':>13} "
-          f"{'peak RSS MB':>12} {'pool':>8} {'ms/query':>9} {'no cap':>7}")
+          f"{'peak RSS MB':>12} {'peak PSS MB':>12} {'pool':>8} {'ms/query':>9} {'no cap':>7}")
     rate = 0.0
     for n in sizes:
         corpus, spec, out = tmp / f"text-{n}.txt", tmp / f"pairs-{n}.yaml", tmp / f"out-{n}"
@@ -98,7 +118,13 @@ def main() -> None:
         start = time.perf_counter()
         proc = subprocess.Popen([sys.executable, "-m", "citetrain.cli.main", "build", str(spec),
                                  "--no-progress"], env=env, stdout=subprocess.DEVNULL)
-        _, status, usage = os.wait4(proc.pid, 0)
+        pss = 0.0
+        while True:  # the build's memory, shared pages counted once, until it ends
+            done, status, usage = os.wait4(proc.pid, os.WNOHANG)
+            if done:
+                break
+            pss = max(pss, tree_pss_mb(proc.pid))
+            time.sleep(0.5)
         seconds = time.perf_counter() - start
         if status != 0:
             raise SystemExit(f"citetrain build failed on {n} passages (status {status})")
@@ -107,9 +133,10 @@ def main() -> None:
         pool, ms, uncapped = query_ms(corpus)
         print(f"{n:>8} {pairs:>8} {seconds:>8.1f} {rate:>8.1f} "
               f"{1e3 * seconds * args.processes / pairs:>13.2f} {usage.ru_maxrss / 1024:>12.0f} "
+              f"{pss:>12.0f} "
               f"{pool:>8} {ms:>9.2f} {uncapped:>7.2f}", flush=True)
     print(f"\na million pairs at the last rate: {1e6 / rate / 3600:.1f} h in {args.processes} "
-          f"processes here (the pairs spread over processes; each holds the sentence pool)")
+          f"processes here (the pairs spread over processes; they map one sentence pool)")
 
 
 if __name__ == "__main__":

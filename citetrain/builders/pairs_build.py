@@ -13,12 +13,14 @@ Layout of the output folder::
                     group, title, sentences
     problems.jsonl  input rows skipped (with skip_invalid), with file, line and field
     summary.txt     the counts table
-    work/           settings.json, pairs-NNNNN.jsonl + skips-NNNNN.json per finished shard
+    work/           settings.json, pairs-NNNNN.jsonl + skips-NNNNN.json per finished shard,
+                    pool/ (the sentence pool's arrays, mapped by every process; reused on resume)
 
 Passages are cut into shards of ``shard_size``; a finished shard is written atomically, a rerun
 skips it (``--fresh`` starts over), and shards of other settings are refused. ``pairs.processes``
-parses shards in a pool of spawned processes (each loads spaCy once); a passage's pairs depend on
-its own seeded generator only, so the output is the same for any shard size or process count.
+parses shards in a pool of spawned processes (each loads spaCy once and maps the one sentence pool
+on disk); a passage's pairs depend on its own seeded generator only, so the output is the same for
+any shard size or process count.
 """
 from __future__ import annotations
 
@@ -71,8 +73,9 @@ def check_pairs_work(work: Path, spec: BuildSpec, found: PassageSet, spacy: str)
                        "spacy": spacy, "files": [f["sha256"] for f in found.files] + extra})
 
 
-def _init(pool: SentencePool, cfg: GenConfig) -> None:
-    _STATE.update(pool=pool, cfg=cfg)
+def _init(pool: SentencePool | str, cfg: GenConfig) -> None:
+    """A worker's state: the sentence pool (or the folder to map it from) and the settings."""
+    _STATE.update(pool=SentencePool.open(pool) if isinstance(pool, str) else pool, cfg=cfg)
 
 
 def _work(job: tuple[int, list]) -> tuple[int, list[dict[str, Any]], Counter]:
@@ -129,8 +132,9 @@ def run_pair_shards(found: PassageSet, pool: SentencePool, spec: BuildSpec, work
         import multiprocessing
 
         ctx = multiprocessing.get_context("spawn")
+        shared = str(pool.folder) if pool.folder else pool  # mapped, not copied, where saved
         with ctx.Pool(min(p.processes, len(todo)), initializer=_init,
-                      initargs=(pool, cfg)) as mp:
+                      initargs=(shared, cfg)) as mp:
             yield from mp.imap(_work, todo)
 
     for i, rows, skipped in results():
@@ -228,6 +232,17 @@ def summary(counts: dict[str, dict[str, dict[str, int]]], skipped: Counter) -> s
     return "\n".join(out)
 
 
+def sentence_pool(found: PassageSet, work: Path) -> SentencePool:
+    """The passages' sentence pool, mapped from ``work/pool`` (built and saved there first,
+    unless a finished one is there: the work folder's state is the same input's)."""
+    folder = work / "pool"
+    if not (folder / "pool.json").is_file():
+        shutil.rmtree(folder, ignore_errors=True)
+        SentencePool([p.sentences for p in found.passages],
+                     [p.group for p in found.passages]).save(folder)
+    return SentencePool.open(folder)
+
+
 def build_pairs(spec: BuildSpec, *, progress: bool = True, fresh: bool = False,
                 log: Callable[[str], None] = print) -> dict[str, Any]:
     """Build the spec's pairs set; returns the manifest."""
@@ -237,12 +252,12 @@ def build_pairs(spec: BuildSpec, *, progress: bool = True, fresh: bool = False,
     if fresh:
         shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True, exist_ok=True)
-    found = read_passages(spec.sources, spec.pairs.holdout)
+    found = read_passages(spec.sources, spec.pairs.holdout, spec.pairs.processes, progress)
     if not found.passages:
         raise CitetrainError("no passages with sentences in the sources")
     spacy = _spacy_name()
     check_pairs_work(work, spec, found, spacy)
-    pool = SentencePool([p.sentences for p in found.passages], [p.group for p in found.passages])
+    pool = sentence_pool(found, work)
     n = run_pair_shards(found, pool, spec, work, progress)
     counts, skipped, paths, digest = merge(work, n, spec.pairs.max_pairs)
     save_pairs_dataset(paths, list(counts), spec.pairs.max_pairs, digest, out / "dataset", work)

@@ -16,10 +16,14 @@ from __future__ import annotations
 
 import hashlib
 import re
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from functools import lru_cache
+from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, Iterable, Iterator, Sequence
+
+from tqdm.auto import tqdm
 
 from citetrain.builders.edits import n_words, norm
 from citetrain.builders.sets import split_of
@@ -31,6 +35,7 @@ from citetrain.io.labelled import (LABELLED_CONVERTERS, LabelledPair, detect_lab
 from citetrain.io.readers import Problems, load_items, read_records
 
 MIN_SENTENCE_WORDS, MAX_SENTENCE_WORDS = 3, 100
+SPLIT_CHUNK = 2_000  # passages a process splits into sentences at a time
 HOLDOUT_LINE_WORDS = 8  # shorter lines (headers, "References") are too common to match on
 _TITLE = re.compile(r"^\s*Title:\s*(.*)$")
 _HEADER = re.compile(r"^\s*(\[\d+\]\s*\S*|https?://\S+)\s*$")
@@ -96,6 +101,23 @@ def split_passages(texts: Sequence[str]) -> list[tuple[str, tuple[str, ...]]]:
                         and any(c.isalpha() for c in t):
                     sents.append(t)
         out.append((title, tuple(sents)))
+    return out
+
+
+def split_all(texts: Sequence[str], processes: int = 1, chunk: int = SPLIT_CHUNK,
+              progress: bool = False) -> list[tuple[str, tuple[str, ...]]]:
+    """:func:`split_passages` of ``texts``, ``chunk`` texts at a time in ``processes`` spawned
+    processes when there is more than one chunk (the same result in any number of processes)."""
+    chunks = [texts[i:i + chunk] for i in range(0, len(texts), chunk)]
+    bar = tqdm(total=len(texts), unit="passage", desc="sentences",
+               disable=not progress or len(chunks) <= 1)
+    out: list[tuple[str, tuple[str, ...]]] = []
+    serial = processes <= 1 or len(chunks) <= 1
+    with nullcontext() if serial else get_context("spawn").Pool(min(processes, len(chunks))) as mp:
+        for part in (map if serial else mp.imap)(split_passages, chunks):
+            out += part
+            bar.update(len(part))
+    bar.close()
     return out
 
 
@@ -190,9 +212,11 @@ def _extra_labelled(entries: Sequence[str]) -> Iterator[LabelledPair]:
         yield from read_labelled(path, fmt, skip_invalid=True)
 
 
-def read_passages(sources: Sequence[Any], holdout: Any = None) -> PassageSet:
+def read_passages(sources: Sequence[Any], holdout: Any = None, processes: int = 1,
+                  progress: bool = False) -> PassageSet:
     """Passages of every source (see the module docstring); ``holdout``: a
-    :class:`~citetrain.builders.spec.HoldoutSpec` or ``None``."""
+    :class:`~citetrain.builders.spec.HoldoutSpec` or ``None``; ``processes`` split the texts into
+    sentences (:func:`split_all`)."""
     out = PassageSet()
     read = []
     labelled: list[LabelledPair] = []
@@ -216,7 +240,7 @@ def read_passages(sources: Sequence[Any], holdout: Any = None) -> PassageSet:
         facts = {"path": src.path, "format": fmt, "sha256": sha256_file(src.path),
                  "candidates": len(cands), "passages": 0, "duplicates": 0, "held_out": 0,
                  "no_sentences": 0}
-        split = split_passages([c[0] for c in cands])
+        split = split_all([c[0] for c in cands], processes, progress=progress)
         for (text, origin, group), (title, sents) in zip(cands, split):
             if held and _is_held_out(text, held):
                 facts["held_out"] += 1

@@ -132,10 +132,12 @@ def test_resume_after_a_lost_shard_and_refusal_of_other_settings(tmp_path):
     shards = sorted((out / "work").glob("pairs-*.jsonl"))
     assert len(shards) == 3
     kept = shards[0].stat().st_mtime_ns
+    pool_made = (out / "work" / "pool" / "pool.json").stat().st_mtime_ns
     shards[1].unlink()  # as if the build had been killed before writing it
     (out / "manifest.json").unlink()
     build(spec)
     assert snapshot(out) == want and shards[0].stat().st_mtime_ns == kept
+    assert (out / "work" / "pool" / "pool.json").stat().st_mtime_ns == pool_made  # reused
     data = yaml.safe_load(spec.read_text())
     data["pairs"]["window"] = 4
     spec.write_text(yaml.safe_dump(data))
