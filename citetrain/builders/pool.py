@@ -20,6 +20,7 @@ from typing import Iterator, Sequence
 
 import numpy as np
 
+from citetrain.errors import CitetrainError
 from citetrain.nli.lexical import content_words
 
 MAX_POSTINGS = 500  # a word in more sentences than this is not indexed, whatever the pool's size
@@ -98,8 +99,8 @@ class SentencePool:
         folder = Path(folder)
         meta = json.loads((folder / "pool.json").read_text())
         if meta.get("format") != _FORMAT:
-            raise ValueError(f"{folder}: a sentence pool of format {meta.get('format')}, "
-                             f"not {_FORMAT}")
+            raise CitetrainError(f"{folder}: a sentence pool of format {meta.get('format')}, "
+                                 f"not {_FORMAT} (build again with --fresh)")
         pool = cls.__new__(cls)
         pool._set({n: np.load(folder / f"{n}.npy", mmap_mode="r") for n in _ARRAYS}, meta["top"],
                   folder)

@@ -67,5 +67,7 @@ def test_a_pool_of_another_format_is_refused(tmp_path):
 
     folder = pool().save(tmp_path / "pool")
     (folder / "pool.json").write_text(json.dumps({"format": 0, "sentences": 30, "top": 64}))
-    with pytest.raises(ValueError, match="format 0"):
+    from citetrain.errors import CitetrainError
+
+    with pytest.raises(CitetrainError, match="format 0.*--fresh"):
         SentencePool.open(folder)
