@@ -20,7 +20,9 @@ Passages are cut into shards of ``shard_size``; a finished shard is written atom
 skips it (``--fresh`` starts over), and shards of other settings are refused. ``pairs.processes``
 parses shards in a pool of spawned processes (each loads spaCy once and maps the one sentence pool
 on disk); a passage's pairs depend on its own seeded generator only, so the output is the same for
-any shard size or process count.
+any shard size or process count. Spawned processes import the calling script again: a script that
+calls :func:`build_pairs` with ``processes`` > 1 must do so under ``if __name__ == "__main__":``
+(``citetrain build`` does).
 """
 from __future__ import annotations
 
