@@ -115,7 +115,7 @@ class SentencePool:
 
     def _ids(self, words: set[str]) -> np.ndarray:
         """The pool's ids of those of ``words`` that some sentence holds."""
-        h = np.array(sorted({word_hash(w) for w in words}), dtype=np.uint64)
+        h = np.fromiter(map(word_hash, words), dtype=np.uint64, count=len(words))
         at = np.searchsorted(self._vocab, h)
         ok = at < len(self._vocab)
         ok[ok] = self._vocab[at[ok]] == h[ok]
@@ -146,8 +146,8 @@ class SentencePool:
 
     def _shared(self, ks: np.ndarray, ids: np.ndarray) -> np.ndarray:
         """How many of the word ids ``ids`` each sentence of ``ks`` holds."""
-        start, end = self._words_off[ks], self._words_off[ks + 1]
-        lens = end - start
+        start = self._words_off[ks]
+        lens = self._words_off[ks + 1] - start
         at = np.repeat(start - np.cumsum(lens) + lens, lens) + np.arange(lens.sum())
         held = np.isin(self._words[at], ids).astype(np.int64)
         return np.bincount(np.repeat(np.arange(len(ks)), lens), weights=held,
