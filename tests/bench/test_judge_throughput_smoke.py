@@ -56,6 +56,9 @@ def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     assert floor["floor_s"] == pytest.approx(floor["gflop"] / rates[floor["best"]])
     assert floor["statements_per_s"] == pytest.approx(int8["statements"] / floor["floor_s"])
     assert "floor: the int8 row's" in got.stdout
+    kinds = data["pair_kinds"]  # the int8 row's pairs by premise, every one counted once
+    assert sum(kinds.values()) == floor["pairs"] and kinds.get("one passage", 0) > 0
+    assert "the int8 row's" in got.stdout and "pairs by premise:" in got.stdout
     gen = rows[-1]
     assert gen["unit"] == "prompts" and gen["prompts_per_s"] > 0 and gen["new_tokens"] > 0
     assert not list(tmp_path.glob(".x.json.*"))  # the temporary file was renamed away
