@@ -28,9 +28,14 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from citetrain.train.distill import fold_score_files, merge_teachers
+    import sys
+
+    from citetrain.train.distill import fold_score_files, merge_teachers, missing_folds
 
     info = merge_teachers(fold_score_files(args.runs), args.out, stack=args.stack == "lexical")
+    for line in missing_folds(args.runs):
+        print(f"teacher: warning: {line}; those pairs lack that seed's teacher score",
+              file=sys.stderr)
     print(f"teacher: {info['pairs']} pairs from {info['files']} runs "
           f"(teachers per pair: {', '.join(map(str, info['teachers_per_pair']))}"
           f"{'; stacked with lexical recall' if 'stacks' in info else ''}"

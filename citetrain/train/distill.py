@@ -123,6 +123,29 @@ def fold_score_files(runs: Iterable[str | Path]) -> list[Path]:
     return out
 
 
+def missing_folds(runs: Iterable[str | Path]) -> list[str]:
+    """The folds that teacher runs leave out, one line per seed: runs are grouped by the fold split
+    (``data.split_seed``, ``data.folds``, from each run folder's ``citetrain_run.json``) and by
+    ``train.seed``, and a group without every fold ``0..folds-1`` is named, e.g. ``"train.seed 42
+    (data.folds 4, data.split_seed 0): no fold 1, 3"``. The pairs of a missing fold get no score
+    from that seed's teachers; where no seed has that fold, a student reads them by their labels
+    alone. Fold-score files given as files, and runs without the file, are not checked."""
+    have: dict[tuple[int, int, int], set[int]] = defaultdict(set)
+    for run in runs:
+        meta = Path(run) / "citetrain_run.json"
+        if not meta.is_file():
+            continue
+        recipe = json.loads(meta.read_text()).get("recipe", {})
+        data, train = recipe.get("data", {}), recipe.get("train", {})
+        if data.get("folds") is None or data.get("fold") is None:
+            continue
+        have[(int(train.get("seed", 42)), int(data["folds"]), int(data.get("split_seed", 0)))].add(
+            int(data["fold"]))
+    return [f"train.seed {seed} (data.folds {folds}, data.split_seed {split}): no fold "
+            + ", ".join(str(k) for k in range(folds) if k not in got)
+            for (seed, folds, split), got in sorted(have.items()) if len(got) < folds]
+
+
 def _fold_line(row: dict[str, Any], stack: bool) -> tuple[str, list[float], dict[str, Any]]:
     """(key, probs, facts) of one fold-score line; what a stacked teacher needs is checked."""
     probs = [float(x) for x in row["probs"]]

@@ -11,7 +11,8 @@ import pytest
 
 from citetrain.config import ConfigError
 from citetrain.errors import CitetrainError
-from citetrain.train.distill import (claim_keys, fold_of, fold_split, merge_teachers, read_teacher)
+from citetrain.train.distill import (claim_keys, fold_of, fold_split, merge_teachers, missing_folds,
+                                     read_teacher)
 from citetrain.train.recipe import validate_recipe
 from tests.train.test_crossencoder import recipe_data, wice_oracle_rows, write_jsonl
 
@@ -87,6 +88,33 @@ def test_merge_averages_each_pair_over_teachers(tmp_path):
     bad.write_text("{\"key\": 1}\n")
     with pytest.raises(CitetrainError, match=r"bad.jsonl:1: not a fold-score line"):
         merge_teachers([bad], out)
+
+
+def _teacher_run(folder: Path, seed: int, folds: int, fold: int, split_seed: int = 0) -> Path:
+    folder.mkdir(parents=True)
+    recipe = {"data": {"folds": folds, "fold": fold, "split_seed": split_seed},
+              "train": {"seed": seed}}
+    (folder / "citetrain_run.json").write_text(json.dumps({"recipe": recipe, "world_size": 1}))
+    (folder / "fold_scores.jsonl").write_text(
+        json.dumps({"key": f"k{fold}", "probs": [0.2, 0.3, 0.5]}) + "\n")
+    return folder
+
+
+def test_missing_folds_are_named_per_seed_and_split(tmp_path, capsys):
+    from citetrain.cli.main import main
+
+    runs = [_teacher_run(tmp_path / f"f{k}-s42", 42, 4, k) for k in range(4)]  # seed 42: complete
+    runs += [_teacher_run(tmp_path / f"f{k}-s1", 1, 4, k) for k in (0, 2)]     # seed 1: 1 and 3 gone
+    runs += [_teacher_run(tmp_path / "f0-s2-split7", 2, 2, 0, split_seed=7)]   # another split
+    assert missing_folds(runs[:4]) == []
+    assert missing_folds(runs) == ["train.seed 1 (data.folds 4, data.split_seed 0): no fold 1, 3",
+                                   "train.seed 2 (data.folds 2, data.split_seed 7): no fold 1"]
+    assert missing_folds([r / "fold_scores.jsonl" for r in runs]) == []  # files: not checked
+    assert main(["teacher", *map(str, runs[4:6]), "--out", str(tmp_path / "t.jsonl")]) == 0
+    err = capsys.readouterr().err
+    assert "teacher: warning: train.seed 1 (data.folds 4, data.split_seed 0): no fold 1, 3" in err
+    assert main(["teacher", *map(str, runs[:4]), "--out", str(tmp_path / "t.jsonl")]) == 0
+    assert "warning" not in capsys.readouterr().err
 
 
 def test_distillation_recipe_rules(tmp_path):
