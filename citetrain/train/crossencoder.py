@@ -287,6 +287,10 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         targets, counts = training_targets(
             train_raw, read_teacher_rows(d.teacher) if d.teacher is not None else {},
             d.teacher_weight, d.not_full)
+        if d.teacher is not None and not counts["taught"]:
+            raise CitetrainError(f"data.teacher: {d.teacher} has none of the {len(targets)} "
+                                 "training pairs (made from teachers of other pairs: "
+                                 "another data.labelled?)")
         train_raw = train_raw.add_column("target", targets)
         trainer_class = target_trainer_class()
         if d.teacher is not None:

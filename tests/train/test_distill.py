@@ -186,6 +186,13 @@ def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_p
     assert summary["train_pairs"] == info["pairs"]  # every training pair was out of some fold
     assert all(math.isfinite(x) for x in summary["losses"])
     assert (Path(summary["final"]) / "config.json").is_file()
+    other = tmp_path / "other.jsonl"  # a teacher file of other training pairs
+    other.write_text(json.dumps({"key": "0" * 20, "probs": [0.2, 0.3, 0.5], "teachers": 1}) + "\n")
+    student = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "s2", max_steps=2)
+    student["data"].update(teacher=str(other), dataset=str(tmp_path / "pairs" / "dataset"))
+    with pytest.raises(CitetrainError, match=r"data.teacher: .*other.jsonl has none of the "
+                       rf"{info['pairs']} training pairs"):
+        train(validate_recipe(student))
 
 
 def _fold_read_clause_by_clause(final: Path, tmp_path: Path) -> None:
