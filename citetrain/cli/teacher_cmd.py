@@ -32,7 +32,13 @@ def run(args: argparse.Namespace) -> int:
 
     from citetrain.train.distill import fold_score_files, merge_teachers, missing_folds
 
-    info = merge_teachers(fold_score_files(args.runs), args.out, stack=args.stack == "lexical")
+    files = fold_score_files(args.runs)
+    if args.transfer:  # a bad build or run is refused before the teacher file is written
+        from citetrain.train.transfer import teacher_finals, transfer_pairs
+
+        teacher_finals(args.runs)
+        transfer_pairs(args.transfer)
+    info = merge_teachers(files, args.out, stack=args.stack == "lexical")
     for line in missing_folds(args.runs):
         print(f"teacher: warning: {line}; those pairs lack that seed's teacher score",
               file=sys.stderr)

@@ -63,6 +63,14 @@ def a_file(tmp: Path) -> Path:
     return tmp / "afile"
 
 
+def teacher_run(tmp: Path) -> Path:
+    """A teacher run folder: its fold scores and a (stand-in) saved model."""
+    (tmp / "run" / "final").mkdir(parents=True)
+    (tmp / "run" / "final" / "config.json").write_text("{}")
+    jsonl(tmp / "run" / "fold_scores.jsonl", '{"key": "k", "probs": [1, 0, 0]}')
+    return tmp / "run"
+
+
 MISSING = "missing.jsonl"
 BAD_PATH: dict[str, Case] = {
     "eval": lambda t: (["eval", MISSING], [f"{MISSING}: file not found"]),
@@ -92,6 +100,12 @@ OTHER_BAD_PATHS: dict[str, Case] = {
     "teacher-bad-line": lambda t: (
         ["teacher", jsonl(t / "f.jsonl", '{"key": "k", "probs": [1, 0, 0]}', '{"key": "k"}'),
          "--out", "t.jsonl"], [f"{t / 'f.jsonl'}:2: not a fold-score line"]),
+    "teacher-transfer": lambda t: (
+        ["teacher", str(teacher_run(t)), "--out", "t.jsonl", "--transfer", str(t / "nope")],
+        [f"--transfer: {t / 'nope'} is not a pairs build"]),
+    "teacher-transfer-model": lambda t: (
+        ["teacher", jsonl(t / "f.jsonl", '{"key": "k", "probs": [1, 0, 0]}'), "--out", "t.jsonl",
+         "--transfer", str(t / "nope")], [f"{t / 'f.jsonl'}: no saved model"]),
     "eval-folder": lambda t: (["eval", str(t)], [f"{t}: is a directory, not a record file"]),
     "build-folder": lambda t: (["build", str(t)], [f"{t}: is a folder, not a YAML file"]),
     "eval-out-under-a-file": lambda t: (
@@ -252,3 +266,9 @@ def test_a_cache_database_error_is_the_users(monkeypatch, capsys):
     monkeypatch.setattr(cli, "build_parser", lambda: _with_run(parser(), full))
     assert cli.main(["eval", "x.jsonl"]) == 2
     assert capsys.readouterr().err == "citetrain eval: error: cache database: database or disk is full\n"
+
+
+@pytest.mark.parametrize("case", ["teacher-transfer", "teacher-transfer-model"])
+def test_teacher_writes_nothing_when_it_cannot_score_the_transfer_pairs(case, tmp_path):
+    check_one_line(tmp_path, OTHER_BAD_PATHS[case])
+    assert not (tmp_path / "t.jsonl").exists()
