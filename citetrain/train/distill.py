@@ -129,7 +129,8 @@ def missing_folds(runs: Iterable[str | Path]) -> list[str]:
     ``train.seed``, and a group without every fold ``0..folds-1`` is named, e.g. ``"train.seed 42
     (data.folds 4, data.split_seed 0): no fold 1, 3"``. The pairs of a missing fold get no score
     from that seed's teachers; where no seed has that fold, a student reads them by their labels
-    alone. Fold-score files given as files, and runs without the file, are not checked."""
+    alone. Fold-score files given as files, and runs without a ``citetrain_run.json``, are not
+    checked."""
     have: dict[tuple[int, int, int], set[int]] = defaultdict(set)
     for run in runs:
         meta = Path(run) / "citetrain_run.json"
