@@ -34,10 +34,10 @@ def run(args: argparse.Namespace) -> int:
 
     files = fold_score_files(args.runs)
     if args.transfer:  # a bad build or run is refused before the teacher file is written
-        from citetrain.train.transfer import teacher_finals, transfer_pairs
+        from citetrain.train.transfer import teacher_finals, transfer_split
 
         teacher_finals(args.runs)
-        transfer_pairs(args.transfer)
+        transfer_split(args.transfer)
     info = merge_teachers(files, args.out, stack=args.stack == "lexical")
     for line in missing_folds(args.runs):
         print(f"teacher: warning: {line}; those pairs lack that seed's teacher score",

@@ -46,9 +46,9 @@ def teacher_finals(runs: Iterable[str | Path]) -> list[Path]:
     return out
 
 
-def transfer_pairs(build: str | Path, split: str = "train") -> list[tuple[str, str]]:
-    """The ``(premise, hypothesis)`` pairs of a ``kind: pairs`` build's split (the build folder
-    or its ``dataset``), deduplicated in order."""
+def transfer_split(build: str | Path, split: str = "train") -> Any:
+    """The ``split`` of a ``kind: pairs`` build (the build folder or its ``dataset``), mapped
+    from disk, not read; a folder that is not such a build is a clear error."""
     from datasets import load_from_disk
 
     root = Path(build)
@@ -59,8 +59,15 @@ def transfer_pairs(build: str | Path, split: str = "train") -> list[tuple[str, s
         raise CitetrainError(f"--transfer: {build} is not a pairs build ({e})") from None
     if split not in data:
         raise CitetrainError(f"--transfer: {build} has no {split!r} split ({', '.join(data)})")
+    return data[split]
+
+
+def transfer_pairs(build: str | Path, split: str = "train") -> list[tuple[str, str]]:
+    """The ``(premise, hypothesis)`` pairs of a ``kind: pairs`` build's split
+    (:func:`transfer_split`), deduplicated in order."""
+    data = transfer_split(build, split)
     seen, out = set(), []
-    for p, h in zip(data[split]["premise"], data[split]["hypothesis"]):
+    for p, h in zip(data["premise"], data["hypothesis"]):
         if (p, h) not in seen:
             seen.add((p, h))
             out.append((p, h))
