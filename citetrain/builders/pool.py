@@ -75,11 +75,15 @@ class SentencePool:
                        words_off=words_off, post=sent[keep][order], post_off=post_off), top)
 
     def _set(self, arrays: dict[str, np.ndarray], top: int, folder: Path | None = None) -> None:
-        self.arrays = arrays
         self.folder = folder  # where the arrays are mapped from (None: in memory)
         for name, a in arrays.items():
             setattr(self, f"_{name}", a)
         self.top = top
+
+    @property
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The pool's arrays by name (what :meth:`save` writes)."""
+        return {name: getattr(self, f"_{name}") for name in _ARRAYS}
 
     def save(self, folder: str | Path) -> Path:
         """Write the pool's arrays to ``folder`` (made if missing; ``pool.json`` last)."""
