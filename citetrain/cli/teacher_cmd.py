@@ -15,9 +15,12 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--stack", choices=["none", "lexical"], default="none",
                    help="lexical: stack the averaged teacher with lexical recall, one stack per "
                    "source fitted on the out-of-fold scores")
-    p.add_argument("--transfer", metavar="BUILD", help="also score the train split of this "
-                   "kind: pairs build with every run's model (transfer pairs, for a student with "
-                   "data.built; citetrain.train.transfer)")
+    p.add_argument("--transfer", metavar="BUILD", action="append", help="also score the train "
+                   "split of this kind: pairs build (or any dataset folder with premise and "
+                   "hypothesis columns) with every run's model (transfer pairs, for a student with "
+                   "data.built; citetrain.train.transfer); repeatable. With runs that have no "
+                   "fold scores, the teacher file holds these pairs alone: a teacher to compress "
+                   "the runs' judge into a smaller one")
     p.add_argument("--transfer-weight", type=float, default=1.0, metavar="W",
                    help="the transfer pairs' own teacher weight (default 1.0: the teachers alone)")
     p.add_argument("--transfer-limit", type=int, metavar="N", help="the first N transfer pairs")
@@ -30,29 +33,44 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from citetrain.train.distill import fold_score_files, merge_teachers, missing_folds
+    from citetrain.errors import CitetrainError
+    from citetrain.train.distill import (fold_score_files, has_fold_scores, merge_teachers,
+                                         missing_folds)
 
-    files = fold_score_files(args.runs)
-    if args.transfer:  # a bad build or run is refused before the teacher file is written
+    builds = args.transfer or []
+    compress = bool(builds) and not any(has_fold_scores(r) for r in args.runs)
+    files = [] if compress else fold_score_files(args.runs)
+    if builds:  # a bad build or run is refused before the teacher file is written
         from citetrain.train.transfer import teacher_finals, transfer_split
 
         teacher_finals(args.runs)
-        transfer_split(args.transfer)
-    info = merge_teachers(files, args.out, stack=args.stack == "lexical")
-    for line in missing_folds(args.runs):
-        print(f"teacher: warning: {line}; those pairs lack that seed's teacher score",
-              file=sys.stderr)
-    print(f"teacher: {info['pairs']} pairs from {info['files']} runs "
-          f"(teachers per pair: {', '.join(map(str, info['teachers_per_pair']))}"
-          f"{'; stacked with lexical recall' if 'stacks' in info else ''}"
-          f"{'; read clause by clause' if info.get('read') == 'clauses' else ''}) -> {args.out}")
-    if args.transfer:
+        for build in builds:
+            transfer_split(build)
+    if compress:  # no fold scores: the runs' models read the transfer pairs alone
+        from citetrain.io.writers import atomic_write_text
+
+        if args.stack != "none":
+            raise CitetrainError("--stack is fitted on fold scores; these runs have none")
+        atomic_write_text(args.out, "")
+        info: dict = {}
+        print(f"teacher: {len(args.runs)} runs without fold scores: their models read the "
+              f"transfer pairs alone (a teacher to compress them) -> {args.out}")
+    else:
+        info = merge_teachers(files, args.out, stack=args.stack == "lexical")
+        for line in missing_folds(args.runs):
+            print(f"teacher: warning: {line}; those pairs lack that seed's teacher score",
+                  file=sys.stderr)
+        print(f"teacher: {info['pairs']} pairs from {info['files']} runs "
+              f"(teachers per pair: {', '.join(map(str, info['teachers_per_pair']))}"
+              f"{'; stacked with lexical recall' if 'stacks' in info else ''}"
+              f"{'; read clause by clause' if info.get('read') == 'clauses' else ''}) -> {args.out}")
+    for build in builds:
         from citetrain.train.transfer import add_transfer
 
         read = info.get("read", "whole")  # the transfer pairs are read as the folds were
-        t = add_transfer(args.out, args.runs, args.transfer, args.transfer_weight,
+        t = add_transfer(args.out, args.runs, build, args.transfer_weight,
                          args.transfer_limit, read=read, dtype=args.dtype)
-        print(f"transfer: {t['pairs']} pairs of {args.transfer} read by {t['teachers']} teachers"
+        print(f"transfer: {t['pairs']} pairs of {build} read by {t['teachers']} teachers"
               f"{' clause by clause' if read == 'clauses' else ''}"
               f"{f' in {args.dtype}' if args.dtype != 'auto' else ''}, "
               f"weight {t['weight']:g} -> {args.out}"

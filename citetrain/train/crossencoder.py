@@ -157,6 +157,26 @@ def load_classifier(recipe: Recipe, base: str, id2label: dict[int, str] | None =
     return model
 
 
+PRUNE_SAMPLE = 256  # training pairs whose tokens measure the feed-forward units' use
+
+
+def prune_classifier(model: Any, keep: int, train_set: Any, tokenizer: Any, seed: int) -> None:
+    """``model.intermediate_size``: keep each layer's ``keep`` most used feed-forward units
+    (:func:`~citetrain.models.prune.prune_ffn`), measured on a seeded sample of
+    :data:`PRUNE_SAMPLE` tokenized training pairs, before training starts."""
+    from transformers import DataCollatorWithPadding
+
+    from citetrain.models.prune import prune_ffn
+
+    sample = train_set.shuffle(seed=seed).select(range(min(PRUNE_SAMPLE, len(train_set))))
+    inputs = [c for c in ("input_ids", "attention_mask", "token_type_ids") if c in sample.column_names]
+    rows = [{c: sample[i][c] for c in inputs} for i in range(len(sample))]
+    collate = DataCollatorWithPadding(tokenizer, return_tensors="pt")
+    had = prune_ffn(model, keep, (collate(rows[i:i + 32]) for i in range(0, len(rows), 32)))
+    print(f"[citetrain] model.intermediate_size: kept {keep} of {had} feed-forward units per "
+          f"layer, by their use on {len(rows)} training pairs", flush=True)
+
+
 def metrics_fn(groups: list[str], id2label: dict[int, str] | None = None,
                sources: list[str] | None = None):
     """``compute_metrics`` for the Trainer: meta-evaluation of the expected support level
@@ -311,6 +331,9 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
                       if eval_raw is not None and recipe.eval.enabled else (None, None))
     set_seed(recipe.train.seed)  # the fresh head and the LoRA matrices: the same every run
     model = load_classifier(recipe, base, id2label)
+    if recipe.model.intermediate_size is not None:
+        prune_classifier(model, recipe.model.intermediate_size, train_set, tokenizer,
+                         recipe.train.seed)
     callbacks = list(extra_callbacks)
     if recipe.model.head == "ordinal":
         from citetrain.train.ordinal import make_ordinal, ordinal_callback

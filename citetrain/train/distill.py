@@ -109,6 +109,12 @@ def write_fold_scores(final: str | Path, held: Any, path: str | Path, model: Any
     return len(lines)
 
 
+def has_fold_scores(run: str | Path) -> bool:
+    """Whether a teacher run folder holds its ``fold_scores.jsonl`` (or ``run`` is such a file)."""
+    path = Path(run)
+    return (path / FOLD_SCORES if path.is_dir() else path).is_file()
+
+
 def fold_score_files(runs: Iterable[str | Path]) -> list[Path]:
     """The ``fold_scores.jsonl`` of each teacher run folder (or the file itself); a run without
     one is a clear error."""
@@ -116,7 +122,7 @@ def fold_score_files(runs: Iterable[str | Path]) -> list[Path]:
     for run in runs:
         path = Path(run)
         path = path / FOLD_SCORES if path.is_dir() else path
-        if not path.is_file():
+        if not has_fold_scores(run):
             raise CitetrainError(f"{run}: no {FOLD_SCORES} (a teacher run sets data.folds and "
                                  "data.fold)")
         out.append(path)

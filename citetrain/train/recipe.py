@@ -35,6 +35,8 @@ class ModelSection(_Section):
     # dropout layer of the encoder set to this (None: the model's own)
     num_layers: int | None = Field(default=None, ge=1)  # kind crossencoder: keep the encoder's
     # first N layers (a cheaper student for serving on CPUs; None: all of them)
+    intermediate_size: int | None = Field(default=None, ge=1)  # kind crossencoder, method full:
+    # keep each layer's N most used feed-forward units (citetrain/models/prune.py; None: all)
     adapter: str | None = None  # a trained LoRA adapter folder (an SFT run's final/) to go on from
     head: Literal["free", "ordinal"] = "free"  # kind crossencoder: "ordinal" keeps the three
     # levels' logits on one line, W_k = a + k·w (citetrain/train/ordinal.py)
@@ -284,11 +286,16 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
                    if r.data.calibration_fraction else [])
                 + (["model.num_layers is for kind crossencoder"]
                    if r.model.num_layers is not None else [])
+                + (["model.intermediate_size is for kind crossencoder"]
+                   if r.model.intermediate_size is not None else [])
                 + (["data.folds / data.teacher are for kind crossencoder"]
                    if r.data.folds is not None or r.data.teacher is not None else [])
                 + (["data.not_full is for kind crossencoder"] if r.data.not_full else [])
                 + (["model.head is for kind crossencoder"] if r.model.head != "free" else []))
     errs = _distill_errors(r)
+    if r.model.intermediate_size is not None and r.method != "full":
+        errs.append("model.intermediate_size prunes the model before training: it needs method: "
+                    "full (a pruned model learns again in every weight)")
     if r.eval.stack != "none" and not r.data.calibration_fraction:
         errs.append("eval.stack is fitted on held-out training claims: set "
                     "data.calibration_fraction (e.g. 0.15)")

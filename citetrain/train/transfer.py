@@ -151,7 +151,7 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
             bar.update(len(done[c]))
         probs += done[c]
     bar.close()
-    lines = text.rstrip("\n").split("\n")
+    lines = [line for line in text.split("\n") if line.strip()]  # none: a compression teacher
     lines += [json.dumps({"key": k, "probs": pr, "teachers": len(finals), "weight": weight})
               for k, pr in zip(keys, probs)]
     atomic_write_text(teacher, "\n".join(lines) + "\n")

@@ -147,6 +147,8 @@ def test_crossencoder_recipe_rules(tmp_path):
     layers = {**other, "model": {"tiny": {}, "num_layers": 2}}
     assert "model.num_layers is for kind crossencoder" in " ".join(_errors(layers))
     assert any("num_layers" in e for e in _errors({**ok, "model": {**ok["model"], "num_layers": 0}}))
+    narrow = {**other, "model": {"tiny": {}, "intermediate_size": 8}}
+    assert "model.intermediate_size is for kind crossencoder" in " ".join(_errors(narrow))
 
 
 def test_num_layers_keeps_the_first_layers_of_the_encoder(tiny_bert, tmp_path):

@@ -171,3 +171,48 @@ def test_a_student_reads_human_and_transfer_pairs_from_one_file(tiny_bert, tmp_p
     assert "20 of them transfer pairs with their own weight" in capsys.readouterr().out
     assert summary["train_pairs"] > summary["teacher"]["pairs"]  # the other fold: labels
     assert all(math.isfinite(x) for x in summary["losses"])
+
+
+def test_a_judge_compressed_into_a_narrower_student(tiny_bert, tmp_path, capsys):
+    """``citetrain teacher RUN --transfer ...`` on a run without fold scores: the run's own model
+    reads the human training pairs and the build's pairs (a compression teacher), and a student
+    pruned to fewer feed-forward units (``model.intermediate_size``) trains on all of them."""
+    from transformers import AutoConfig
+
+    from citetrain.cli.main import main
+    from citetrain.train.run import train
+
+    wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(30))
+    built = write_built(tmp_path / "built", 25)  # 20 train pairs, 12 of them distinct
+    human = tmp_path / "pairs" / "dataset"
+    data = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "j", max_steps=2)
+    data["data"]["dataset"] = str(human)
+    train(validate_recipe(data))
+    run, teacher = tmp_path / "j" / "run", tmp_path / "teacher.jsonl"
+    assert main(["teacher", str(run), "--out", str(teacher)]) == 2  # no fold scores, no transfer
+    assert main(["teacher", str(run), "--out", str(teacher), "--transfer", str(human),
+                 "--stack", "lexical"]) == 2
+    assert not teacher.exists()
+    capsys.readouterr()
+    assert main(["teacher", str(run), "--out", str(teacher), "--transfer", str(human),
+                 "--transfer", str(built)]) == 0
+    said = capsys.readouterr().out
+    assert "1 runs without fold scores: their models read the transfer pairs alone" in said
+    distinct = len(set(transfer_pairs(human)))
+    assert f"transfer: {distinct} pairs of {human} read by 1 teachers" in said
+    rows = read_teacher_rows(teacher)
+    assert len(rows) == distinct + 12 and all(w == 1.0 for _, w in rows.values())
+
+    student = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "s", max_steps=2)
+    student["model"]["intermediate_size"] = 24  # of 64
+    student["data"].update(teacher=str(teacher), built=[str(built)], dataset=str(human))
+    summary = train(validate_recipe(student))
+    assert "kept 24 of 64 feed-forward units per layer" in capsys.readouterr().out
+    assert summary["teacher"]["pairs"] == summary["train_pairs"]  # every pair read the teacher
+    assert AutoConfig.from_pretrained(summary["final"]).intermediate_size == 24
+    from citetrain.train.judge_card import load_judge
+
+    assert load_judge(summary["final"]).results([("a page", "a claim")])[0].support is not None
+    lora = {**student, "method": "lora", "lora": {"enabled": True}}
+    with pytest.raises(CitetrainError, match="model.intermediate_size prunes the model"):
+        validate_recipe(lora)
