@@ -17,6 +17,9 @@ A judge pruned this way loses much of its skill until it is trained again; disti
 unpruned judge it gets it back (README, "A narrower judge"). BERT-style encoders
 (``encoder.layer[i].intermediate.dense`` / ``.output.dense``: BERT, RoBERTa, XLM-R, ELECTRA,
 DeBERTa-v2) are supported; others are a clear error.
+
+:func:`keep_layers` drops whole layers instead (``model.layers``): the student keeps the chosen
+layers of its teacher, in order, as DistilBERT took every other layer of BERT (Sanh et al. 2019).
 """
 from __future__ import annotations
 
@@ -34,6 +37,29 @@ def ffn_layers(model: Any) -> list[Any]:
         raise CitetrainError(f"model.intermediate_size: {type(model).__name__} is not a BERT-style "
                              "encoder (encoder.layer[i].intermediate.dense / .output.dense)")
     return list(layers)
+
+
+def keep_layers(model: Any, keep: list[int]) -> int:
+    """Keep only the encoder layers at indices ``keep`` (ascending), renumbered 0..len-1; sets
+    ``config.num_hidden_layers``. Returns the number of layers the model had."""
+    import torch
+
+    encoder = getattr(getattr(model, "base_model", model), "encoder", None)
+    layers = getattr(encoder, "layer", None)
+    if not isinstance(layers, torch.nn.ModuleList):
+        raise CitetrainError(f"model.layers: {type(model).__name__} is not a BERT-style encoder "
+                             "(encoder.layer[i])")
+    have = len(layers)
+    if bad := [i for i in keep if not 0 <= i < have]:
+        raise CitetrainError(f"model.layers: {bad} not among the {have} layers (0..{have - 1}) "
+                             "of the model")
+    encoder.layer = torch.nn.ModuleList(layers[i] for i in keep)
+    for new, layer in enumerate(encoder.layer):
+        for module in layer.modules():
+            if hasattr(module, "layer_idx"):
+                module.layer_idx = new
+    model.config.num_hidden_layers = len(keep)
+    return have
 
 
 def ffn_importance(model: Any, batches: Iterable[dict[str, Any]]) -> list[Any]:

@@ -120,7 +120,8 @@ def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
 
 def load_classifier(recipe: Recipe, base: str, id2label: dict[int, str] | None = None):
     """The encoder with a fresh head (3-way unless ``id2label`` says otherwise; any head the
-    base carries is replaced); with ``model.num_layers`` N, only its first N layers."""
+    base carries is replaced); with ``model.num_layers`` N, only its first N layers; with
+    ``model.layers``, only those (:func:`~citetrain.models.prune.keep_layers`)."""
     from transformers import AutoConfig, AutoModelForSequenceClassification
 
     extra: dict[str, Any] = {}
@@ -141,6 +142,11 @@ def load_classifier(recipe: Recipe, base: str, id2label: dict[int, str] | None =
     model.config.citetrain_premise = recipe.data.premise
     model.config.citetrain_head = recipe.model.head
     model.config.citetrain_hint = recipe.data.hint
+    if recipe.model.layers is not None:
+        from citetrain.models.prune import keep_layers
+
+        had = keep_layers(model, recipe.model.layers)
+        print(f"[citetrain] model.layers: kept layers {recipe.model.layers} of {had}", flush=True)
     if recipe.model.dropout is not None:  # e.g. 0.0: a few hundred steps on little data
         import torch
 

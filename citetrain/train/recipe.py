@@ -35,6 +35,8 @@ class ModelSection(_Section):
     # dropout layer of the encoder set to this (None: the model's own)
     num_layers: int | None = Field(default=None, ge=1)  # kind crossencoder: keep the encoder's
     # first N layers (a cheaper student for serving on CPUs; None: all of them)
+    layers: list[int] | None = None  # kind crossencoder: keep these layers of the encoder, in
+    # order (e.g. [0, 2, 4, 5]; citetrain/models/prune.py); num_layers N is [0, ..., N-1]
     intermediate_size: int | None = Field(default=None, ge=1)  # kind crossencoder, method full:
     # keep each layer's N most used feed-forward units (citetrain/models/prune.py; None: all)
     adapter: str | None = None  # a trained LoRA adapter folder (an SFT run's final/) to go on from
@@ -286,6 +288,7 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
                    if r.data.calibration_fraction else [])
                 + (["model.num_layers is for kind crossencoder"]
                    if r.model.num_layers is not None else [])
+                + (["model.layers is for kind crossencoder"] if r.model.layers is not None else [])
                 + (["model.intermediate_size is for kind crossencoder"]
                    if r.model.intermediate_size is not None else [])
                 + (["data.folds / data.teacher are for kind crossencoder"]
@@ -293,6 +296,12 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
                 + (["data.not_full is for kind crossencoder"] if r.data.not_full else [])
                 + (["model.head is for kind crossencoder"] if r.model.head != "free" else []))
     errs = _distill_errors(r)
+    if r.model.layers is not None:
+        if r.model.num_layers is not None:
+            errs.append("model.layers and model.num_layers both choose layers: set one")
+        if not r.model.layers or r.model.layers != sorted(set(r.model.layers)):
+            errs.append(f"model.layers: {r.model.layers} must be layer indices in ascending order, "
+                        "each once")
     if r.model.intermediate_size is not None and r.method != "full":
         errs.append("model.intermediate_size prunes the model before training: it needs method: "
                     "full (a pruned model learns again in every weight)")

@@ -114,3 +114,40 @@ def test_clear_errors():
     with pytest.raises(CitetrainError, match="LlamaForSequenceClassification is not a BERT-style"):
         prune_ffn(llama, 4, [{"input_ids": torch.ones(1, 3, dtype=torch.long),
                               "attention_mask": torch.ones(1, 3, dtype=torch.long)}])
+
+
+def test_kept_layers_are_the_chosen_ones_in_order_and_reload(tmp_path):
+    """``keep_layers(model, [0, 2])`` of a three-layer encoder: layer 2 becomes layer 1 with its
+    weights, the logits are those of the original model with layer 1 skipped, and the saved
+    model reloads as a standard two-layer one."""
+    import torch
+    from transformers import AutoModelForSequenceClassification, BertConfig, \
+        BertForSequenceClassification
+
+    from citetrain.models.prune import keep_layers
+
+    torch.manual_seed(0)
+    model = BertForSequenceClassification(BertConfig(
+        vocab_size=50, hidden_size=8, num_hidden_layers=3, num_attention_heads=2,
+        intermediate_size=16, max_position_embeddings=32, num_labels=3)).eval()
+    third = {k: v.clone() for k, v in model.bert.encoder.layer[2].state_dict().items()}
+    batch = _batches()[0]
+    skip = model.bert.encoder.layer[1]
+    model.bert.encoder.layer[1] = torch.nn.Identity()
+    model.bert.encoder.layer[1].forward = lambda hidden, *a, **k: hidden
+    with torch.inference_mode():
+        want = model(**batch).logits
+    model.bert.encoder.layer[1] = skip
+    assert keep_layers(model, [0, 2]) == 3
+    assert model.config.num_hidden_layers == 2 and len(model.bert.encoder.layer) == 2
+    got = model.bert.encoder.layer[1].state_dict()
+    assert all(torch.equal(got[k], third[k]) for k in third)
+    assert model.bert.encoder.layer[1].attention.self.layer_idx == 1
+    with torch.inference_mode():
+        assert torch.allclose(model(**batch).logits, want, atol=1e-6)
+    model.save_pretrained(tmp_path / "m")
+    again = AutoModelForSequenceClassification.from_pretrained(tmp_path / "m").eval()
+    with torch.inference_mode():
+        assert torch.allclose(again(**batch).logits, want, atol=1e-6)
+    with pytest.raises(CitetrainError, match=r"model.layers: \[2\] not among the 2 layers"):
+        keep_layers(again, [0, 2])

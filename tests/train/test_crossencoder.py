@@ -149,6 +149,13 @@ def test_crossencoder_recipe_rules(tmp_path):
     assert any("num_layers" in e for e in _errors({**ok, "model": {**ok["model"], "num_layers": 0}}))
     narrow = {**other, "model": {"tiny": {}, "intermediate_size": 8}}
     assert "model.intermediate_size is for kind crossencoder" in " ".join(_errors(narrow))
+    chosen = {**other, "model": {"tiny": {}, "layers": [0, 2]}}
+    assert "model.layers is for kind crossencoder" in " ".join(_errors(chosen))
+    both_ways = _errors({**ok, "model": {**ok["model"], "layers": [0, 2], "num_layers": 2}})
+    assert "model.layers and model.num_layers both choose layers: set one" in both_ways
+    for bad in ([2, 0], [0, 0, 1], []):
+        assert any("ascending order, each once" in e
+                   for e in _errors({**ok, "model": {**ok["model"], "layers": bad}}))
 
 
 def test_num_layers_keeps_the_first_layers_of_the_encoder(tiny_bert, tmp_path):
@@ -170,6 +177,24 @@ def test_num_layers_keeps_the_first_layers_of_the_encoder(tiny_bert, tmp_path):
     assert len(whole.bert.encoder.layer) == 2
     with pytest.raises(CitetrainError, match="model.num_layers: 3 is more than the 2 layers"):
         load_classifier(validate_recipe({**data, "model": {**data["model"], "num_layers": 3}}),
+                        str(tiny_bert))
+
+
+def test_layers_keeps_the_chosen_layers_of_the_encoder(tiny_bert, tmp_path):
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from citetrain.train.crossencoder import load_classifier
+
+    data = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)
+    base = AutoModelForSequenceClassification.from_pretrained(str(tiny_bert))
+    student = load_classifier(validate_recipe({**data, "model": {**data["model"], "layers": [1]}}),
+                              str(tiny_bert))
+    assert student.config.num_hidden_layers == 1 and len(student.bert.encoder.layer) == 1
+    got, want = student.bert.encoder.layer[0].state_dict(), base.bert.encoder.layer[1].state_dict()
+    assert all(torch.equal(got[k], want[k]) for k in want)  # the base's second layer, as trained
+    with pytest.raises(CitetrainError, match=r"model.layers: \[2\] not among the 2 layers"):
+        load_classifier(validate_recipe({**data, "model": {**data["model"], "layers": [0, 2]}}),
                         str(tiny_bert))
 
 
