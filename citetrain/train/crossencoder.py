@@ -340,6 +340,12 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     if recipe.model.intermediate_size is not None:
         prune_classifier(model, recipe.model.intermediate_size, train_set, tokenizer,
                          recipe.train.seed)
+    if d.teacher_model is not None:
+        from citetrain.train.hidden import load_hidden_teacher
+        from citetrain.train.targets import target_trainer_class
+
+        trainer_class = target_trainer_class(load_hidden_teacher(
+            resolve_model_path(d.teacher_model), model, base, recipe.model, d.hidden_weight))
     callbacks = list(extra_callbacks)
     if recipe.model.head == "ordinal":
         from citetrain.train.ordinal import make_ordinal, ordinal_callback
@@ -391,6 +397,8 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
                                   "weight": d.teacher_weight, "sha256": sha256_file(d.teacher)}
             if counts["own"]:
                 summary["teacher"]["transfer_pairs"] = counts["own"]
+        if d.teacher_model is not None:
+            summary["teacher_model"] = {"path": d.teacher_model, "weight": d.hidden_weight}
         if d.not_full:
             summary["not_full"] = {"sources": list(d.not_full), "labels": counts["not_full"]}
         from citetrain.train.judge_card import heldout_figures, load_judge

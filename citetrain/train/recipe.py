@@ -90,6 +90,10 @@ class DataSection(_Section):
     fold_read: Literal[READS] = "whole"
     teacher: str | None = None
     teacher_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    # crossencoder: a judge folder whose hidden states the student's layers learn, layer by
+    # layer, read during training (citetrain/train/hidden.py), weighted by hidden_weight
+    teacher_model: str | None = None
+    hidden_weight: float = Field(default=1.0, gt=0.0)
     # crossencoder: sources (formats such as attributionbench, or FORMAT:PATH entries) whose
     # label 0 says only "not fully supported": trained as level 0 or 1 (citetrain/train/targets.py)
     not_full: list[str] = Field(default_factory=list)
@@ -294,8 +298,13 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
                 + (["data.folds / data.teacher are for kind crossencoder"]
                    if r.data.folds is not None or r.data.teacher is not None else [])
                 + (["data.not_full is for kind crossencoder"] if r.data.not_full else [])
+                + (["data.teacher_model is for kind crossencoder"]
+                   if r.data.teacher_model is not None else [])
                 + (["model.head is for kind crossencoder"] if r.model.head != "free" else []))
     errs = _distill_errors(r)
+    if r.data.hidden_weight != 1.0 and r.data.teacher_model is None:
+        errs.append("data.hidden_weight weighs the hidden-state loss of data.teacher_model: set "
+                    "data.teacher_model")
     if r.model.layers is not None:
         if r.model.num_layers is not None:
             errs.append("model.layers and model.num_layers both choose layers: set one")

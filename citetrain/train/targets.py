@@ -79,9 +79,10 @@ def target_loss(logits: Any, rows: Any) -> Any:
     return (-(t * logp).sum(-1) - rest * in_set).mean()
 
 
-def target_trainer_class():
+def target_trainer_class(hidden: Any = None):
     """A ``transformers.Trainer`` whose training labels are target rows (:func:`target_loss`);
-    integer labels (validation) get the usual cross-entropy."""
+    integer labels (validation) get the usual cross-entropy. With ``hidden`` (a
+    :class:`~citetrain.train.hidden.HiddenTeacher`) training adds its hidden-state loss."""
     import torch
     from transformers import Trainer
 
@@ -94,10 +95,13 @@ def target_trainer_class():
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
             labels = inputs.pop("labels")
-            outputs = model(**inputs)
+            layered = hidden is not None and model.training
+            outputs = model(**inputs, output_hidden_states=layered)
             logits = outputs.logits.float()
             loss = (target_loss(logits, labels) if labels.dim() == 2
                     else torch.nn.functional.cross_entropy(logits, labels))
+            if layered:
+                loss = loss + hidden.loss(outputs.hidden_states, inputs)
             return (loss, outputs) if return_outputs else loss
 
     return TargetTrainer
