@@ -28,10 +28,15 @@ from typing import Any, Iterable
 from citetrain.errors import CitetrainError
 
 
+def _encoder(model: Any) -> Any:
+    """The model's encoder (``base_model.encoder``), or None."""
+    return getattr(getattr(model, "base_model", model), "encoder", None)
+
+
 def ffn_layers(model: Any) -> list[Any]:
     """The encoder's layers, each with ``intermediate`` (its output: the activated units, from
     ``intermediate.dense``) and ``output.dense`` (the block's output projection)."""
-    layers = getattr(getattr(getattr(model, "base_model", model), "encoder", None), "layer", None)
+    layers = getattr(_encoder(model), "layer", None)
     if layers is None or not all(hasattr(getattr(l, "intermediate", None), "dense")
                                  and hasattr(getattr(l, "output", None), "dense") for l in layers):
         raise CitetrainError(f"model.intermediate_size: {type(model).__name__} is not a BERT-style "
@@ -44,7 +49,7 @@ def keep_layers(model: Any, keep: list[int]) -> int:
     ``config.num_hidden_layers``. Returns the number of layers the model had."""
     import torch
 
-    encoder = getattr(getattr(model, "base_model", model), "encoder", None)
+    encoder = _encoder(model)
     layers = getattr(encoder, "layer", None)
     if not isinstance(layers, torch.nn.ModuleList):
         raise CitetrainError(f"model.layers: {type(model).__name__} is not a BERT-style encoder "

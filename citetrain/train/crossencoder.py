@@ -305,10 +305,10 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     if three and len(id2label) != 3:
         raise CitetrainError(f"{' and '.join(three)}: these train three support levels; the "
                              "training pairs have no partial label")
-    trainer_class, counts = Trainer, None
+    counts = None
     if d.teacher is not None or d.not_full:
         from citetrain.train.distill import read_teacher_rows
-        from citetrain.train.targets import target_trainer_class, training_targets
+        from citetrain.train.targets import training_targets
 
         targets, counts = training_targets(
             train_raw, read_teacher_rows(d.teacher) if d.teacher is not None else {},
@@ -318,7 +318,6 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
                                  "training pairs (made from teachers of other pairs: "
                                  "another data.labelled?)")
         train_raw = train_raw.add_column("target", targets)
-        trainer_class = target_trainer_class()
         if d.teacher is not None:
             print(f"[citetrain] teacher: {counts['taught']} of {len(targets)} training pairs read "
                   f"{d.teacher_weight:g}·teacher + {1 - d.teacher_weight:g}·label"
@@ -340,12 +339,17 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     if recipe.model.intermediate_size is not None:
         prune_classifier(model, recipe.model.intermediate_size, train_set, tokenizer,
                          recipe.train.seed)
+    hidden = None
     if d.teacher_model is not None:
         from citetrain.train.hidden import load_hidden_teacher
+
+        hidden = load_hidden_teacher(resolve_model_path(d.teacher_model), model, base,
+                                     recipe.model, d.hidden_weight)
+    trainer_class = Trainer
+    if counts is not None or hidden is not None:  # target rows, or the hidden-state loss
         from citetrain.train.targets import target_trainer_class
 
-        trainer_class = target_trainer_class(load_hidden_teacher(
-            resolve_model_path(d.teacher_model), model, base, recipe.model, d.hidden_weight))
+        trainer_class = target_trainer_class(hidden)
     callbacks = list(extra_callbacks)
     if recipe.model.head == "ordinal":
         from citetrain.train.ordinal import make_ordinal, ordinal_callback
