@@ -27,6 +27,7 @@ statement.
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import shutil
 import sys
@@ -45,13 +46,15 @@ def job(name: str, row: str, seed: int, recipe: str, after: str | None = None,
 
 
 def teachers(seeds: list[int], folds: int, read: str = "whole",
-             teacher_seeds: list[int] | None = None, stage1: bool = True) -> list[dict]:
+             teacher_seeds: list[int] | None = None, stage1: bool = True,
+             extra: list[str] | None = None) -> list[dict]:
     """Stage 1 of every seed (unless ``stage1`` is false: no ``2stage`` student), and the
-    fold teachers of ``teacher_seeds`` (default ``seeds``), reading their fold ``read``."""
+    fold teachers of ``teacher_seeds`` (default ``seeds``), reading their fold ``read``, with the
+    ``extra`` overrides (e.g. ``eval.card=false``: no held-out scoring of a teacher)."""
     out = [job(f"built-s{s}", "built", s, "built", built=True) for s in seeds] if stage1 else []
     out += [job(f"teach-f{k}-s{s}", f"teach-f{k}", s, "human",
                 sets=[f"data.folds={folds}", f"data.fold={k}"]
-                + ([f"data.fold_read={read}"] if read != "whole" else []))
+                + ([f"data.fold_read={read}"] if read != "whole" else []) + list(extra or []))
             for s in (teacher_seeds or seeds) for k in range(folds)]
     return out
 
@@ -130,6 +133,9 @@ def main() -> None:
                     help="only these students' rows (e.g. mixed-kd50,2stage-mixed-kd50; default all)")
     ap.add_argument("--student-name", default="",
                     help="suffix of the students' rows (default: lN from model.num_layers=N)")
+    ap.add_argument("--teacher-set", action="append", default=[], metavar="KEY=VAL",
+                    help="an override for the fold teachers only (e.g. eval.card=false: they skip "
+                    "their held-out scoring and model card, and the table leaves them out)")
     runner_args(ap)
     args = ap.parse_args()
     out = Path(args.out).resolve()
@@ -143,7 +149,7 @@ def main() -> None:
     stage1 = not args.student_rows or any(r.strip().startswith("2stage")
                                           for r in args.student_rows.split(","))
     teacher_seeds = [int(s) for s in args.teacher_seeds.split(",")] if args.teacher_seeds else None
-    first = teachers(seeds, args.folds, args.read, teacher_seeds, stage1)
+    first = teachers(seeds, args.folds, args.read, teacher_seeds, stage1, args.teacher_set)
     failed = run_all(first, out, base, args.set, args.parallel, args.threads, human, built, dest)
     if failed:
         sys.exit(f"[distill] failed: {', '.join(failed)} (logs: OUT/NAME/run.log)")
@@ -178,7 +184,9 @@ def main() -> None:
 
     rows: dict[str, list[Path]] = {}
     for j in first + second:
-        if j["row"] != "built" and (out / j["name"] / "train_summary.json").is_file():
+        summary = out / j["name"] / "train_summary.json"
+        if j["row"] != "built" and summary.is_file() and (
+                not j["row"].startswith("teach") or "heldout" in json.loads(summary.read_text())):
             rows.setdefault(j["row"].split("-f")[0] if j["row"].startswith("teach") else j["row"],
                             []).append(out / j["name"])
     print_table({name: {str(r): figures(r, human) for r in runs} for name, runs in rows.items()})

@@ -24,6 +24,13 @@ def test_teachers_are_every_fold_of_every_seed_beside_stage_one():
     assert by["built-s1"]["built"] and by["built-s1"]["after"] is None
 
 
+def test_teacher_overrides_reach_the_fold_teachers_only():
+    todo = {j["name"]: j for j in jd.teachers([7], 2, "clauses", extra=["eval.card=false"])}
+    assert todo["teach-f1-s7"]["sets"] == ["data.folds=2", "data.fold=1", "data.fold_read=clauses",
+                                           "eval.card=false"]
+    assert todo["built-s7"]["sets"] == []
+
+
 def test_students_per_weight_from_their_seeds_stage_one(tmp_path):
     todo = {j["name"]: j for j in jd.students([7], [1.0, 0.25], tmp_path / "t.jsonl", True)}
     assert sorted(todo) == ["2stage-kd100-s7", "2stage-kd25-s7", "2stage-s7", "human-kd100-s7",
