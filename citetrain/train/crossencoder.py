@@ -35,6 +35,7 @@ from citetrain.io.writers import replace_dir
 from citetrain.train import setup as S
 from citetrain.train.pairs import LABEL_NAMES, MANIFEST, build_pairs, parse_source
 from citetrain.train.recipe import Recipe, best_direction
+from citetrain.train.students import load_student
 
 ID2LABEL = dict(LABEL_NAMES)
 LABEL2ID = {v: k for k, v in ID2LABEL.items()}
@@ -116,71 +117,6 @@ def tokenize(dataset: Any, tokenizer: Any, max_length: int, what: str,
     if not len(data):
         raise CitetrainError(f"{what}: no pair fits data.max_length={max_length}")
     return data, dataset
-
-
-def load_classifier(recipe: Recipe, base: str, id2label: dict[int, str] | None = None):
-    """The encoder with a fresh head (3-way unless ``id2label`` says otherwise; any head the
-    base carries is replaced); with ``model.num_layers`` N, only its first N layers; with
-    ``model.layers``, only those (:func:`~citetrain.models.prune.keep_layers`)."""
-    from transformers import AutoConfig, AutoModelForSequenceClassification
-
-    extra: dict[str, Any] = {}
-    if recipe.model.num_layers is not None:
-        have = AutoConfig.from_pretrained(base, revision=recipe.model.revision,
-                                          trust_remote_code=recipe.model.trust_remote_code)
-        if not hasattr(have, "num_hidden_layers"):
-            raise CitetrainError(f"model.num_layers: {base}'s config has no num_hidden_layers")
-        if recipe.model.num_layers > have.num_hidden_layers:
-            raise CitetrainError(f"model.num_layers: {recipe.model.num_layers} is more than the "
-                                 f"{have.num_hidden_layers} layers of {base}")
-        extra["num_hidden_layers"] = recipe.model.num_layers  # the first N layers' weights load
-    model = AutoModelForSequenceClassification.from_pretrained(
-        base, revision=recipe.model.revision, num_labels=len(id2label or ID2LABEL),
-        id2label=id2label or ID2LABEL, label2id={v: k for k, v in (id2label or ID2LABEL).items()},
-        ignore_mismatched_sizes=True, dtype=S.torch_dtype(recipe),
-        trust_remote_code=recipe.model.trust_remote_code, **extra)
-    model.config.citetrain_premise = recipe.data.premise
-    model.config.citetrain_head = recipe.model.head
-    model.config.citetrain_hint = recipe.data.hint
-    if recipe.model.layers is not None:
-        from citetrain.models.prune import keep_layers
-
-        had = keep_layers(model, recipe.model.layers)
-        print(f"[citetrain] model.layers: kept layers {recipe.model.layers} of {had}", flush=True)
-    if recipe.model.dropout is not None:  # e.g. 0.0: a few hundred steps on little data
-        import torch
-
-        for module in model.modules():
-            if isinstance(module, torch.nn.Dropout):
-                module.p = recipe.model.dropout
-    if recipe.method == "lora":
-        from peft import LoraConfig, TaskType, get_peft_model
-
-        lo = recipe.lora
-        model = get_peft_model(model, LoraConfig(
-            task_type=TaskType.SEQ_CLS, r=lo.r, lora_alpha=lo.alpha, lora_dropout=lo.dropout,
-            target_modules=lo.target_modules, modules_to_save=lo.modules_to_save))
-    return model
-
-
-PRUNE_SAMPLE = 256  # training pairs whose tokens measure the feed-forward units' use
-
-
-def prune_classifier(model: Any, keep: int, train_set: Any, tokenizer: Any, seed: int) -> None:
-    """``model.intermediate_size``: keep each layer's ``keep`` most used feed-forward units
-    (:func:`~citetrain.models.prune.prune_ffn`), measured on a seeded sample of
-    :data:`PRUNE_SAMPLE` tokenized training pairs, before training starts."""
-    from transformers import DataCollatorWithPadding
-
-    from citetrain.models.prune import prune_ffn
-
-    sample = train_set.shuffle(seed=seed).select(range(min(PRUNE_SAMPLE, len(train_set))))
-    inputs = [c for c in ("input_ids", "attention_mask", "token_type_ids") if c in sample.column_names]
-    rows = [{c: sample[i][c] for c in inputs} for i in range(len(sample))]
-    collate = DataCollatorWithPadding(tokenizer, return_tensors="pt")
-    had = prune_ffn(model, keep, (collate(rows[i:i + 32]) for i in range(0, len(rows), 32)))
-    print(f"[citetrain] model.intermediate_size: kept {keep} of {had} feed-forward units per "
-          f"layer, by their use on {len(rows)} training pairs", flush=True)
 
 
 def metrics_fn(groups: list[str], id2label: dict[int, str] | None = None,
@@ -335,16 +271,7 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
                                recipe.data.premise, label_map, recipe.data.hint)
                       if eval_raw is not None and recipe.eval.enabled else (None, None))
     set_seed(recipe.train.seed)  # the fresh head and the LoRA matrices: the same every run
-    model = load_classifier(recipe, base, id2label)
-    if recipe.model.intermediate_size is not None:
-        prune_classifier(model, recipe.model.intermediate_size, train_set, tokenizer,
-                         recipe.train.seed)
-    hidden = None
-    if d.teacher_model is not None:
-        from citetrain.train.hidden import load_hidden_teacher
-
-        hidden = load_hidden_teacher(resolve_model_path(d.teacher_model), model, base,
-                                     recipe.model, d.hidden_weight)
+    model, hidden = load_student(recipe, base, id2label, train_set, tokenizer)
     trainer_class = Trainer
     if counts is not None or hidden is not None:  # target rows, or the hidden-state loss
         from citetrain.train.targets import target_trainer_class

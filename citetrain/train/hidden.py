@@ -63,12 +63,12 @@ class HiddenTeacher:
                                          self.pairs)
 
 
-def load_hidden_teacher(path: str, student: Any, base: str, model_section: Any,
+def load_hidden_teacher(path: str, student: Any, kept: list[int], base_layers: int,
                         weight: float) -> HiddenTeacher:
-    """The judge at ``path`` as the hidden-state teacher of ``student``, cut from ``base`` as
-    ``model_section`` (the recipe's ``model``: ``layers`` / ``num_layers``) says; a different
-    hidden size or vocabulary is a clear error."""
-    from transformers import AutoConfig, AutoModelForSequenceClassification
+    """The judge at ``path`` as the hidden-state teacher of ``student``, whose layers are the
+    ``kept`` layers of a base of ``base_layers`` (:func:`citetrain.train.students.source_layers`);
+    a different hidden size or vocabulary is a clear error."""
+    from transformers import AutoModelForSequenceClassification
 
     teacher = AutoModelForSequenceClassification.from_pretrained(path)
     have, want = teacher.config, student.config
@@ -77,10 +77,6 @@ def load_hidden_teacher(path: str, student: Any, base: str, model_section: Any,
             raise CitetrainError(f"data.teacher_model: {path} has {field} {getattr(have, field, None)}"
                                  f", the student {getattr(want, field, None)}: layer-by-layer "
                                  "distillation needs the same")
-    base_layers = AutoConfig.from_pretrained(base, revision=model_section.revision,
-                                             trust_remote_code=model_section.trust_remote_code
-                                             ).num_hidden_layers
-    kept = model_section.layers or list(range(model_section.num_layers or base_layers))
     pairs = layer_map(kept, base_layers, have.num_hidden_layers)
     print(f"[citetrain] data.teacher_model: student layers matched to {path}'s "
           + ", ".join(f"{i}->{j}" for i, j in pairs) + f", weight {weight:g}", flush=True)

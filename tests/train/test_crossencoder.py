@@ -158,46 +158,6 @@ def test_crossencoder_recipe_rules(tmp_path):
                    for e in _errors({**ok, "model": {**ok["model"], "layers": bad}}))
 
 
-def test_num_layers_keeps_the_first_layers_of_the_encoder(tiny_bert, tmp_path):
-    import torch
-    from transformers import AutoModelForSequenceClassification
-
-    from citetrain.train.crossencoder import load_classifier
-
-    data = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)
-    base = AutoModelForSequenceClassification.from_pretrained(str(tiny_bert))
-    student = load_classifier(validate_recipe({**data, "model": {**data["model"], "num_layers": 1}}),
-                              str(tiny_bert))
-    assert student.config.num_hidden_layers == 1 and len(student.bert.encoder.layer) == 1
-    got, want = student.bert.encoder.layer[0].state_dict(), base.bert.encoder.layer[0].state_dict()
-    assert all(torch.equal(got[k], want[k]) for k in want)  # layer 0 as trained, not re-drawn
-    assert torch.equal(student.bert.embeddings.word_embeddings.weight,
-                       base.bert.embeddings.word_embeddings.weight)
-    whole = load_classifier(validate_recipe(data), str(tiny_bert))
-    assert len(whole.bert.encoder.layer) == 2
-    with pytest.raises(CitetrainError, match="model.num_layers: 3 is more than the 2 layers"):
-        load_classifier(validate_recipe({**data, "model": {**data["model"], "num_layers": 3}}),
-                        str(tiny_bert))
-
-
-def test_layers_keeps_the_chosen_layers_of_the_encoder(tiny_bert, tmp_path):
-    import torch
-    from transformers import AutoModelForSequenceClassification
-
-    from citetrain.train.crossencoder import load_classifier
-
-    data = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)
-    base = AutoModelForSequenceClassification.from_pretrained(str(tiny_bert))
-    student = load_classifier(validate_recipe({**data, "model": {**data["model"], "layers": [1]}}),
-                              str(tiny_bert))
-    assert student.config.num_hidden_layers == 1 and len(student.bert.encoder.layer) == 1
-    got, want = student.bert.encoder.layer[0].state_dict(), base.bert.encoder.layer[1].state_dict()
-    assert all(torch.equal(got[k], want[k]) for k in want)  # the base's second layer, as trained
-    with pytest.raises(CitetrainError, match=r"model.layers: \[2\] not among the 2 layers"):
-        load_classifier(validate_recipe({**data, "model": {**data["model"], "layers": [0, 2]}}),
-                        str(tiny_bert))
-
-
 def test_existing_pairs_dataset_is_enough(tmp_path):
     from citetrain.train.pairs import build_pairs
 

@@ -143,6 +143,7 @@ def test_rules_and_errors(tiny_bert, tmp_path):
 
     from citetrain.config import ConfigError
     from citetrain.train.hidden import load_hidden_teacher
+    from citetrain.train.students import source_layers
 
     ok = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)
     with pytest.raises(ConfigError) as e:
@@ -162,4 +163,5 @@ def test_rules_and_errors(tiny_bert, tmp_path):
     student = AutoModelForSequenceClassification.from_pretrained(str(tiny_bert))
     recipe = validate_recipe(ok)
     with pytest.raises(CitetrainError, match="has hidden_size 16, the student 32"):
-        load_hidden_teacher(str(tmp_path / "wide"), student, str(tiny_bert), recipe.model, 1.0)
+        load_hidden_teacher(str(tmp_path / "wide"), student, *source_layers(recipe, str(tiny_bert)),
+                            1.0)

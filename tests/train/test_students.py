@@ -1,0 +1,64 @@
+"""citetrain.train.students: the model a cross-encoder recipe trains, cut to its student."""
+from __future__ import annotations
+
+import pytest
+
+from citetrain.errors import CitetrainError
+from citetrain.train.recipe import validate_recipe
+from tests.train.test_crossencoder import recipe_data
+
+
+def test_source_layers_are_the_kept_base_layers_and_the_base_count(tiny_bert, tmp_path):
+    from citetrain.train.students import source_layers
+
+    data = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)
+
+    def source(**model):
+        return source_layers(validate_recipe({**data, "model": {**data["model"], **model}}),
+                             str(tiny_bert))
+
+    assert source() == ([0, 1], 2)
+    assert source(num_layers=1) == ([0], 2)
+    assert source(layers=[1]) == ([1], 2)
+    with pytest.raises(CitetrainError, match="model.num_layers: 3 is more than the 2 layers"):
+        source(num_layers=3)
+
+
+def test_num_layers_keeps_the_first_layers_of_the_encoder(tiny_bert, tmp_path):
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from citetrain.train.students import load_classifier
+
+    data = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)
+    base = AutoModelForSequenceClassification.from_pretrained(str(tiny_bert))
+    student = load_classifier(validate_recipe({**data, "model": {**data["model"], "num_layers": 1}}),
+                              str(tiny_bert))
+    assert student.config.num_hidden_layers == 1 and len(student.bert.encoder.layer) == 1
+    got, want = student.bert.encoder.layer[0].state_dict(), base.bert.encoder.layer[0].state_dict()
+    assert all(torch.equal(got[k], want[k]) for k in want)  # layer 0 as trained, not re-drawn
+    assert torch.equal(student.bert.embeddings.word_embeddings.weight,
+                       base.bert.embeddings.word_embeddings.weight)
+    whole = load_classifier(validate_recipe(data), str(tiny_bert))
+    assert len(whole.bert.encoder.layer) == 2
+    with pytest.raises(CitetrainError, match="model.num_layers: 3 is more than the 2 layers"):
+        load_classifier(validate_recipe({**data, "model": {**data["model"], "num_layers": 3}}),
+                        str(tiny_bert))
+
+
+def test_layers_keeps_the_chosen_layers_of_the_encoder(tiny_bert, tmp_path):
+    import torch
+    from transformers import AutoModelForSequenceClassification
+
+    from citetrain.train.students import load_classifier
+
+    data = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)
+    base = AutoModelForSequenceClassification.from_pretrained(str(tiny_bert))
+    student = load_classifier(validate_recipe({**data, "model": {**data["model"], "layers": [1]}}),
+                              str(tiny_bert))
+    assert student.config.num_hidden_layers == 1 and len(student.bert.encoder.layer) == 1
+    got, want = student.bert.encoder.layer[0].state_dict(), base.bert.encoder.layer[1].state_dict()
+    assert all(torch.equal(got[k], want[k]) for k in want)  # the base's second layer, as trained
+    with pytest.raises(CitetrainError, match=r"model.layers: \[2\] not among the 2 layers"):
+        load_classifier(validate_recipe({**data, "model": {**data["model"], "layers": [0, 2]}}),
+                        str(tiny_bert))
