@@ -129,6 +129,9 @@ def main() -> None:
     ap.add_argument("--transfer-dtype", default="auto",
                     help="the teachers' weights when they read the transfer pairs (bf16: about 3x "
                     "faster on a CPU with native bf16; citetrain teacher --dtype)")
+    ap.add_argument("--transfer-drawn", action="store_true",
+                    help="score only the built pairs the students of --seeds draw (--built-max "
+                    "each; citetrain.train.transfer.drawn_keys) instead of the whole train split")
     ap.add_argument("--student-rows", metavar="ROW,...",
                     help="only these students' rows (e.g. mixed-kd50,2stage-mixed-kd50; default all)")
     ap.add_argument("--student-name", default="",
@@ -162,13 +165,15 @@ def main() -> None:
     print(f"[distill] teacher: {info}", flush=True)
     transfer = None
     if args.transfer:
-        from citetrain.train.transfer import add_transfer
+        from citetrain.train.transfer import add_transfer, drawn_keys
 
         transfer = out / f"{teacher.stem}-transfer.jsonl"
         if not transfer.is_file():  # a resumed call keeps the scored file
             shutil.copy(teacher, out / "transfer.tmp")
             t = add_transfer(out / "transfer.tmp", teach, built, args.transfer_weight,
-                             read=info.get("read", "whole"), dtype=args.transfer_dtype)
+                             read=info.get("read", "whole"), dtype=args.transfer_dtype,
+                             only=drawn_keys(built, args.built_max, seeds)
+                             if args.transfer_drawn else None)
             os.replace(out / "transfer.tmp", transfer)
             print(f"[distill] transfer: {t}", flush=True)
     name = args.student_name or "".join(f"l{kv.partition('=')[2]}" for kv in args.student_set

@@ -74,6 +74,20 @@ def transfer_pairs(build: str | Path, split: str = "train") -> list[tuple[str, s
     return out
 
 
+def drawn_keys(build: str | Path, built_max: int, seeds: Iterable[int]) -> set[str]:
+    """The pair keys of the built pairs that students of these ``seeds`` train on with
+    ``data.built: [build]`` and ``data.built_max: built_max`` (the seeded sample of
+    :func:`~citetrain.train.pairs.training_pairs`): what their teacher file needs to hold."""
+    from citetrain.train.distill import pair_key
+    from citetrain.train.pairs import training_pairs
+
+    keys: set[str] = set()
+    for seed in seeds:
+        rows = training_pairs(None, [str(build)], built_max, False, seed)
+        keys.update(pair_key(p, h) for p, h in zip(rows["premise"], rows["hypothesis"]))
+    return keys
+
+
 def average_scores(finals: list[Path], pairs: list[tuple[str, str]],
                    engine: Any = None) -> list[list[float]]:
     """Per pair, the teachers' support probabilities (no, partial, full) averaged over ``finals``;
@@ -96,10 +110,10 @@ def average_scores(finals: list[Path], pairs: list[tuple[str, str]],
 def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | Path,
                  weight: float = 1.0, limit: int | None = None, engine: Any = None,
                  chunk: int = CHUNK, progress: bool = True, read: str = "whole",
-                 dtype: str = "auto") -> dict[str, Any]:
-    """Append to the merged ``teacher`` file the pairs of ``build``'s train split (the first
-    ``limit``), scored by every run's model and averaged, with their own ``weight``; pairs the file
-    holds already (human pairs' out-of-fold scores) are kept as they are. ``read``: how the models
+                 dtype: str = "auto", only: set[str] | None = None) -> dict[str, Any]:
+    """Append to the merged ``teacher`` file the pairs of ``build``'s train split (those whose
+    key is in ``only`` when given, e.g. :func:`drawn_keys`; the first ``limit``), scored by every
+    run's model and averaged, with their own ``weight``; pairs the file holds already (human pairs' out-of-fold scores) are kept as they are. ``read``: how the models
     read the statements (``whole`` or ``clauses``, as the teachers read their folds; the default
     ``engine`` is :func:`~citetrain.train.judge_card.load_judge` with it and ``dtype``, the
     weights': ``bf16`` on a CPU that multiplies it natively). Scored ``chunk`` pairs at
@@ -118,7 +132,8 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
     text = Path(teacher).read_text(encoding="utf-8")
     have = read_teacher(teacher)
     finals = teacher_finals(runs)
-    pairs = [(p, h) for p, h in transfer_pairs(build) if pair_key(p, h) not in have][:limit]
+    pairs = [(p, h) for p, h in transfer_pairs(build) if pair_key(p, h) not in have
+             and (only is None or pair_key(p, h) in only)][:limit]
     if not pairs:
         raise CitetrainError(f"--transfer: no pairs of {build} that {teacher} lacks")
     keys = [pair_key(p, h) for p, h in pairs]

@@ -157,3 +157,13 @@ def test_a_transfer_run_scores_the_build_with_every_fold_teacher_then_trains_stu
     assert f"data.teacher={out / 'teacher-transfer.jsonl'}" in mixed["sets"]
     assert "data.built_max=3" in mixed["sets"] and mixed["built"]
     assert {j["name"] for j in started} >= {"2stage-mixed-kd50-s7", "built-s7", "teach-f1-s7"}
+    # --transfer-drawn: a fresh call scores only the 3 built pairs seed 7's students draw
+    from citetrain.train.transfer import drawn_keys
+
+    monkeypatch.setattr(sys, "argv", sys.argv[:2] + [str(tmp_path / "drawn")] + sys.argv[3:]
+                        + ["--transfer-drawn"])
+    jd.main()
+    assert "[distill] transfer: {'pairs': 3, 'teachers': 2," in capsys.readouterr().out
+    rows = [json.loads(x) for x in (tmp_path / "drawn" / "teacher-transfer.jsonl").read_text()
+            .splitlines()]
+    assert {r["key"] for r in rows[2:]} == drawn_keys(built, 3, [7])

@@ -137,6 +137,25 @@ def test_limit_and_errors(tmp_path):
     assert teacher_finals([runs[0] / "fold_scores.jsonl"]) == [runs[0] / "final"]
 
 
+def test_only_the_pairs_the_students_draw_are_scored(tmp_path):
+    from citetrain.train.pairs import training_pairs
+    from citetrain.train.transfer import drawn_keys
+
+    built = write_built(tmp_path / "built", 25)  # 20 train pairs
+    drawn = drawn_keys(built, 6, [42, 1])
+    for seed in (42, 1):  # each seed's sample, as a student of that seed reads it
+        rows = training_pairs(None, [str(built)], 6, False, seed)
+        assert len(rows) == 6
+        assert {pair_key(p, h) for p, h in zip(rows["premise"], rows["hypothesis"])} <= drawn
+    assert 6 < len(drawn) <= 12  # two different samples of 6 of 20
+    teacher = tmp_path / "teacher.jsonl"
+    teacher.write_text(json.dumps({"key": "h", "probs": [0.0, 0.0, 1.0]}) + "\n")
+    info = add_transfer(teacher, _runs(tmp_path, ["t0"]), built, only=drawn,
+                        engine=lambda _: Fixed((1.0, 0.0, 0.0)), progress=False)
+    assert info["pairs"] == len(drawn)
+    assert set(read_teacher(teacher)) == drawn | {"h"}
+
+
 def test_a_student_reads_human_and_transfer_pairs_from_one_file(tiny_bert, tmp_path, capsys):
     """A fold teacher, its merged file with the build's pairs added (``citetrain teacher
     --transfer``), and a student on human + built pairs that reads both."""
