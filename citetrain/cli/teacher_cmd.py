@@ -24,10 +24,20 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--transfer-weight", type=float, default=1.0, metavar="W",
                    help="the transfer pairs' own teacher weight (default 1.0: the teachers alone)")
     p.add_argument("--transfer-limit", type=int, metavar="N", help="the first N transfer pairs")
+    p.add_argument("--drawn", metavar="SEED,...", type=_seeds, help="only the transfer pairs that students of "
+                   "these train.seed values draw with data.built_max --built-max (the rest are "
+                   "never read)")
+    p.add_argument("--built-max", type=int, metavar="N", help="the students' data.built_max "
+                   "(with --drawn)")
     p.add_argument("--dtype", default="auto", help="the teachers' weights when they read the "
                    "transfer pairs: auto (fp32 on a CPU), bf16 (about 3x faster on a CPU with "
                    "AVX512-BF16 / AMX; answers within a rounding of fp32's), fp16")
     p.set_defaults(run=run)
+
+
+def _seeds(text: str) -> list[int]:
+    """``--drawn 42,1,2`` as seeds."""
+    return [int(x) for x in text.split(",") if x.strip()]
 
 
 def run(args: argparse.Namespace) -> int:
@@ -38,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
                                          missing_folds)
 
     builds = args.transfer or []
+    if (args.drawn is None) != (args.built_max is None):
+        raise CitetrainError("--drawn and --built-max go together: the seeds and the sample size "
+                             "of the students' built pairs")
     compress = bool(builds) and not any(has_fold_scores(r) for r in args.runs)
     files = [] if compress else fold_score_files(args.runs)
     if builds:  # a bad build or run is refused before the teacher file is written
@@ -64,12 +77,12 @@ def run(args: argparse.Namespace) -> int:
               f"(teachers per pair: {', '.join(map(str, info['teachers_per_pair']))}"
               f"{'; stacked with lexical recall' if 'stacks' in info else ''}"
               f"{'; read clause by clause' if info.get('read') == 'clauses' else ''}) -> {args.out}")
-    for build in builds:
-        from citetrain.train.transfer import add_transfer
+    from citetrain.train.transfer import add_transfers
 
-        read = info.get("read", "whole")  # the transfer pairs are read as the folds were
-        t = add_transfer(args.out, args.runs, build, args.transfer_weight,
-                         args.transfer_limit, read=read, dtype=args.dtype)
+    read = info.get("read", "whole")  # the transfer pairs are read as the folds were
+    drawn = (args.drawn, args.built_max) if args.drawn else None
+    for build, t in zip(builds, add_transfers(args.out, args.runs, builds, args.transfer_weight,
+                                              args.transfer_limit, read, args.dtype, drawn)):
         print(f"transfer: {t['pairs']} pairs of {build} read by {t['teachers']} teachers"
               f"{' clause by clause' if read == 'clauses' else ''}"
               f"{f' in {args.dtype}' if args.dtype != 'auto' else ''}, "

@@ -122,7 +122,7 @@ def fold_score_files(runs: Iterable[str | Path]) -> list[Path]:
     for run in runs:
         path = Path(run)
         path = path / FOLD_SCORES if path.is_dir() else path
-        if not has_fold_scores(run):
+        if not path.is_file():
             raise CitetrainError(f"{run}: no {FOLD_SCORES} (a teacher run sets data.folds and "
                                  "data.fold)")
         out.append(path)

@@ -174,6 +174,26 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
     return {"pairs": len(pairs), "teachers": len(finals), "weight": weight, "resumed": resumed}
 
 
+def add_transfers(teacher: str | Path, runs: list[str | Path], builds: list[str | Path],
+                  weight: float = 1.0, limit: int | None = None, read: str = "whole",
+                  dtype: str = "auto", drawn: tuple[list[int], int] | None = None,
+                  progress: bool = True) -> list[dict[str, Any]]:
+    """:func:`add_transfer` of each build in turn (``citetrain teacher --transfer``), every run's
+    model loaded once for all of them; with ``drawn`` ``(seeds, built_max)``, only the pairs
+    students of those seeds draw (:func:`drawn_keys`)."""
+    loaded: dict[Path, Any] = {}
+
+    def engine(final: Path) -> Any:
+        if final not in loaded:
+            loaded[final] = _load(final, read, dtype)
+        return loaded[final]
+
+    return [add_transfer(teacher, runs, build, weight, limit, engine, read=read, dtype=dtype,
+                         progress=progress,
+                         only=drawn_keys(build, drawn[1], drawn[0]) if drawn else None)
+            for build in builds]
+
+
 def _load(final: Path, read: str = "whole", dtype: str = "auto") -> Any:
     from citetrain.train.judge_card import load_judge
 

@@ -192,7 +192,7 @@ def test_a_student_reads_human_and_transfer_pairs_from_one_file(tiny_bert, tmp_p
     assert all(math.isfinite(x) for x in summary["losses"])
 
 
-def test_a_judge_compressed_into_a_narrower_student(tiny_bert, tmp_path, capsys):
+def test_a_judge_compressed_into_a_narrower_student(tiny_bert, tmp_path, capsys, monkeypatch):
     """``citetrain teacher RUN --transfer ...`` on a run without fold scores: the run's own model
     reads the human training pairs and the build's pairs (a compression teacher), and a student
     pruned to fewer feed-forward units (``model.intermediate_size``) trains on all of them."""
@@ -213,14 +213,27 @@ def test_a_judge_compressed_into_a_narrower_student(tiny_bert, tmp_path, capsys)
                  "--stack", "lexical"]) == 2
     assert not teacher.exists()
     capsys.readouterr()
+    import citetrain.train.transfer as transfer
+
+    loads, load = [], transfer._load
+    monkeypatch.setattr(transfer, "_load", lambda *a: loads.append(a[0]) or load(*a))
     assert main(["teacher", str(run), "--out", str(teacher), "--transfer", str(human),
                  "--transfer", str(built)]) == 0
+    assert loads == [run / "final"]  # one load serves both builds
     said = capsys.readouterr().out
     assert "1 runs without fold scores: their models read the transfer pairs alone" in said
     distinct = len(set(transfer_pairs(human)))
     assert f"transfer: {distinct} pairs of {human} read by 1 teachers" in said
     rows = read_teacher_rows(teacher)
     assert len(rows) == distinct + 12 and all(w == 1.0 for _, w in rows.values())
+    drawn = tmp_path / "drawn.jsonl"  # only the 5 built pairs a seed-3 student draws
+    assert main(["teacher", str(run), "--out", str(drawn), "--transfer", str(built),
+                 "--drawn", "3"]) == 2
+    assert "--drawn and --built-max go together" in capsys.readouterr().err
+    assert main(["teacher", str(run), "--out", str(drawn), "--transfer", str(built),
+                 "--drawn", "3", "--built-max", "5"]) == 0
+    assert f"transfer: 5 pairs of {built} read by 1 teachers" in capsys.readouterr().out
+    assert set(read_teacher_rows(drawn)) == transfer.drawn_keys(built, 5, [3])
 
     student = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "s", max_steps=2)
     student["model"]["intermediate_size"] = 24  # of 64
