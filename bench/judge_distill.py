@@ -165,15 +165,14 @@ def main() -> None:
     print(f"[distill] teacher: {info}", flush=True)
     transfer = None
     if args.transfer:
-        from citetrain.train.transfer import add_transfer, drawn_keys
+        from citetrain.train.transfer import add_transfers
 
         transfer = out / f"{teacher.stem}-transfer.jsonl"
         if not transfer.is_file():  # a resumed call keeps the scored file
             shutil.copy(teacher, out / "transfer.tmp")
-            t = add_transfer(out / "transfer.tmp", teach, built, args.transfer_weight,
-                             read=info.get("read", "whole"), dtype=args.transfer_dtype,
-                             only=drawn_keys(built, args.built_max, seeds)
-                             if args.transfer_drawn else None)
+            t = add_transfers(out / "transfer.tmp", teach, [built], args.transfer_weight,
+                              read=info.get("read", "whole"), dtype=args.transfer_dtype,
+                              drawn=(seeds, args.built_max) if args.transfer_drawn else None)[0]
             os.replace(out / "transfer.tmp", transfer)
             print(f"[distill] transfer: {t}", flush=True)
     name = args.student_name or "".join(f"l{kv.partition('=')[2]}" for kv in args.student_set

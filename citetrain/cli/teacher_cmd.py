@@ -24,9 +24,9 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--transfer-weight", type=float, default=1.0, metavar="W",
                    help="the transfer pairs' own teacher weight (default 1.0: the teachers alone)")
     p.add_argument("--transfer-limit", type=int, metavar="N", help="the first N transfer pairs")
-    p.add_argument("--drawn", metavar="SEED,...", type=_seeds, help="only the transfer pairs that students of "
-                   "these train.seed values draw with data.built_max --built-max (the rest are "
-                   "never read)")
+    p.add_argument("--drawn", metavar="SEED,...", type=_seeds, help="only the transfer pairs "
+                   "that students of these train.seed values draw with data.built_max --built-max "
+                   "(the rest are never read)")
     p.add_argument("--built-max", type=int, metavar="N", help="the students' data.built_max "
                    "(with --drawn)")
     p.add_argument("--dtype", default="auto", help="the teachers' weights when they read the "

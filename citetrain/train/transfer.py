@@ -113,12 +113,13 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
                  dtype: str = "auto", only: set[str] | None = None) -> dict[str, Any]:
     """Append to the merged ``teacher`` file the pairs of ``build``'s train split (those whose
     key is in ``only`` when given, e.g. :func:`drawn_keys`; the first ``limit``), scored by every
-    run's model and averaged, with their own ``weight``; pairs the file holds already (human pairs' out-of-fold scores) are kept as they are. ``read``: how the models
-    read the statements (``whole`` or ``clauses``, as the teachers read their folds; the default
-    ``engine`` is :func:`~citetrain.train.judge_card.load_judge` with it and ``dtype``, the
-    weights': ``bf16`` on a CPU that multiplies it natively). Scored ``chunk`` pairs at
-    a time, resumable (module docstring); written atomically; returns ``{"pairs", "teachers",
-    "weight", "resumed"}`` (``resumed``: pairs a killed run had scored already)."""
+    run's model and averaged, with their own ``weight``; pairs the file holds already (human
+    pairs' out-of-fold scores) are kept as they are. ``read``: how the models read the statements
+    (``whole`` or ``clauses``, as the teachers read their folds; the default ``engine`` is
+    :func:`~citetrain.train.judge_card.load_judge` with it and ``dtype``, the weights': ``bf16``
+    on a CPU that multiplies it natively). Scored ``chunk`` pairs at a time, resumable (module
+    docstring); written atomically; returns ``{"pairs", "teachers", "weight", "resumed"}``
+    (``resumed``: pairs a killed run had scored already)."""
     from tqdm.auto import tqdm
 
     from citetrain.io.chunks import ChunkStore, ids_sha256
