@@ -26,7 +26,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--transfer-limit", type=int, metavar="N", help="the first N transfer pairs")
     p.add_argument("--drawn", metavar="SEED,...", type=_seeds, help="only the transfer pairs "
                    "that students of these train.seed values draw with data.built_max --built-max "
-                   "(the rest are never read)")
+                   "(the rest are never read; applies to every --transfer build, and one of at "
+                   "most --built-max pairs is read whole)")
     p.add_argument("--built-max", type=int, metavar="N", help="the students' data.built_max "
                    "(with --drawn)")
     p.add_argument("--dtype", default="auto", help="the teachers' weights when they read the "

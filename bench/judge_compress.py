@@ -1,0 +1,111 @@
+"""Figures: a judge compressed into a smaller, faster student that learns the judge's own reading,
+over seeds, and how far the student's held-out ROC-AUC falls from the judge's (issue 14: within
+0.005).
+
+1. ``OUT/teacher.jsonl``, as ``citetrain teacher JUDGE --out FILE --transfer HUMAN --transfer BUILT
+   --drawn SEEDS --built-max N`` makes it: the judge's model reads the human training pairs whole
+   and the built pairs that the students draw (:func:`citetrain.train.transfer.drawn_keys`).
+2. Students ``small-sS``, one per seed: ``recipes/judge-crossencoder.yaml`` from the judge's final
+   model, cut by the ``--student-set`` overrides (default: layers 0, 2, 4, 5 and 192 feed-forward
+   units, README "Every other layer"), learning ``data.teacher`` at weight 1 on the human pairs and
+   ``--built-max`` built pairs.
+3. The table (``bench/judge_seeds.py``'s): the judge and the students, alone and read with lexical
+   recall ((e + r) / 2), and per set the students' mean minus the judge's against ``--tolerance``.
+
+Runs go through ``bench/judge_campaign.py``'s runner (resumable: a finished student is not run
+again, a finished teacher file is kept). Run: ``python bench/judge_compress.py --judge
+runs/c16/mixed-kd50-s42 --out runs/c16-small --set data.max_length=128 --set train.bf16=true``.
+"""
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from judge_campaign import RECIPES, prepare, run_all, runner_args  # noqa: E402
+
+STUDENT = ["model.layers=[0,2,4,5]", "model.intermediate_size=192"]
+
+
+def student_jobs(judge: Path, teacher: Path, seeds: list[int], built_max: int,
+                 extra: list[str]) -> list[dict]:
+    """One ``small-sS`` run per seed (module docstring, step 2)."""
+    sets = [f"model.name_or_path={judge / 'final'}", f"data.teacher={teacher}",
+            "data.teacher_weight=1.0", f"data.built_max={built_max}"] + extra
+    return [dict(name=f"small-s{s}", row="small", seed=s, recipe=RECIPES["human"], after=None,
+                 built=True, sets=list(sets)) for s in seeds]
+
+
+def self_teacher(judge: Path, teacher: Path, human: Path, built: Path, seeds: list[int],
+                 built_max: int, dtype: str) -> None:
+    """Step 1, unless ``teacher`` is there already (written atomically, so a file is whole)."""
+    if teacher.is_file():
+        return
+    from citetrain.io.writers import atomic_write_text
+    from citetrain.train.transfer import add_transfers
+
+    part = teacher.with_suffix(".tmp")
+    if not part.is_file():
+        atomic_write_text(part, "")
+    add_transfers(part, [judge], [human], dtype=dtype)  # every human training pair
+    add_transfers(part, [judge], [built], dtype=dtype, drawn=(seeds, built_max))
+    os.replace(part, teacher)
+
+
+def gaps(figs: dict[str, dict[str, dict[str, dict[str, float]]]], judge: str,
+         student: str) -> dict[str, float]:
+    """Per source, the mean over ``student``'s runs minus the mean over ``judge``'s."""
+    def mean(row: str, src: str) -> float:
+        return statistics.mean(f[src]["model"] for f in figs[row].values())
+
+    first = next(iter(figs[judge].values()))
+    return {s: mean(student, s) - mean(judge, s) for s in first}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--judge", required=True, help="the judge's run folder (RUN/final, and its "
+                    "heldout_scores.jsonl from its card)")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--seeds", default="42,1,2")
+    ap.add_argument("--built-max", type=int, default=4000)
+    ap.add_argument("--dtype", default="bf16", help="the judge's weights as it reads the pairs")
+    ap.add_argument("--student-set", action="append", metavar="KEY=VAL",
+                    help=f"how the student is cut (default: {' '.join(STUDENT)})")
+    ap.add_argument("--tolerance", type=float, default=0.005)
+    runner_args(ap)
+    args = ap.parse_args()
+    judge, out = Path(args.judge).resolve(), Path(args.out).resolve()
+    out.mkdir(parents=True, exist_ok=True)
+    seeds = [int(s) for s in args.seeds.split(",")]
+    human, built = Path(args.human).resolve(), Path(args.built).resolve()
+    prepare(human)
+    teacher = out / "teacher.jsonl"
+    self_teacher(judge, teacher, human, built, seeds, args.built_max, args.dtype)
+    todo = student_jobs(judge, teacher, seeds, args.built_max, args.student_set or STUDENT)
+    failed = run_all(todo, out, None, args.set, args.parallel, args.threads, human, built)
+    from judge_seeds import combined, figures, print_table
+
+    runs = [out / j["name"] for j in todo if (out / j["name"] / "train_summary.json").is_file()]
+    if runs:
+        figs = {"judge": {str(judge): figures(judge, human)},
+                "student": {str(r): figures(r, human) for r in runs},
+                "judge:lexmean": combined([judge], "lexmean"),
+                "student:lexmean": combined(runs, "lexmean")}
+        print_table(figs, target="student:lexmean")
+        for how in ("", ":lexmean"):
+            d = gaps(figs, f"judge{how}", f"student{how}")
+            print(f"student{how} minus judge{how}: "
+                  + ", ".join(f"{s} {x:+.3f}" for s, x in d.items())
+                  + f"; within {args.tolerance}: "
+                  + ("all" if all(x >= -args.tolerance for x in d.values()) else
+                     "not " + ", ".join(s for s, x in d.items() if x < -args.tolerance)))
+    if failed:
+        sys.exit(f"[compress] failed: {', '.join(failed)} (logs: OUT/NAME/run.log)")
+
+
+if __name__ == "__main__":
+    main()
