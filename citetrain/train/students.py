@@ -47,7 +47,7 @@ def load_classifier(recipe: Recipe, base: str, id2label: dict[int, str] | None =
     :func:`source_layers`' answer where the caller has it already."""
     from transformers import AutoModelForSequenceClassification
 
-    labels = id2label or LABEL_NAMES
+    labels = id2label or dict(LABEL_NAMES)
     extra: dict[str, Any] = {}
     if recipe.model.num_layers is not None:  # the first N layers' weights load
         extra["num_hidden_layers"] = len((source or source_layers(recipe, base))[0])
