@@ -31,10 +31,10 @@ PTH_LINE = ("import os, sys; exec('from citetrain.cli.recipe_hook import run; ru
 
 
 def recipe_kinds() -> tuple[str, ...]:
-    """The ``kind`` values a recipe may have (from :class:`citetrain.train.recipe.Recipe`)."""
+    """The ``kind`` values a recipe may have (from :class:`citetrain.train.recipe_schema.Recipe`)."""
     from typing import get_args
 
-    from citetrain.train.recipe import Recipe
+    from citetrain.train.recipe_schema import Recipe
 
     return get_args(Recipe.model_fields["kind"].annotation)
 

@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 
 from citetrain.io.writers import atomic_write_text
-from citetrain.train.recipe import Recipe
+from citetrain.train.recipe_schema import Recipe
 
 
 def write_model_card(folder: str | Path, recipe: Recipe, data_path: Path, summary: dict[str, Any],

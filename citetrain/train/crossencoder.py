@@ -34,7 +34,8 @@ from citetrain.errors import CitetrainError
 from citetrain.io.writers import replace_dir
 from citetrain.train import setup as S
 from citetrain.train.pairs import LABEL_NAMES, MANIFEST, build_pairs, parse_source
-from citetrain.train.recipe import Recipe, best_direction
+from citetrain.train.recipe_rules import best_direction
+from citetrain.train.recipe_schema import Recipe
 from citetrain.train.students import load_student
 
 ID2LABEL = dict(LABEL_NAMES)

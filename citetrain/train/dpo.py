@@ -10,7 +10,7 @@ from typing import Any
 
 from citetrain.errors import CitetrainError
 from citetrain.train import setup as S
-from citetrain.train.recipe import Recipe, RLSection
+from citetrain.train.recipe_schema import Recipe, RLSection
 
 
 def sampled_pairs(model: Any, tokenizer: Any, examples: Any, records: dict[str, Any],

@@ -7,7 +7,7 @@ from typing import Any
 
 from citetrain.errors import CitetrainError
 from citetrain.train import setup as S
-from citetrain.train.recipe import Recipe, RLSection
+from citetrain.train.recipe_schema import Recipe, RLSection
 
 
 def reward_dataset(examples: Any, records: dict[str, Any], rl: RLSection) -> Any:

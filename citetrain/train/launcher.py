@@ -13,7 +13,7 @@ from pathlib import Path
 
 import yaml
 
-from citetrain.train.recipe import Recipe
+from citetrain.train.recipe_schema import Recipe
 from citetrain.train.threads import USER_THREADS, threads_per_process
 
 # the accelerate config distributed types that a ``--multi_gpu`` flag would silently replace

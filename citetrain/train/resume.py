@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from citetrain.errors import CitetrainError
-from citetrain.train.recipe import Recipe
+from citetrain.train.recipe_schema import Recipe
 
 
 def resume_point(recipe: Recipe, out: Path, identity: dict[str, Any]) -> str | None:

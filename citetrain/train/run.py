@@ -11,7 +11,8 @@ from typing import Any
 
 from citetrain.errors import CitetrainError
 from citetrain.train import setup as S
-from citetrain.train.recipe import Recipe, load_recipe
+from citetrain.train.recipe import load_recipe
+from citetrain.train.recipe_schema import Recipe
 
 
 def check_completion_mask(dataset: Any, eos_id: int, n: int = 32) -> None:

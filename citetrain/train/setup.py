@@ -6,7 +6,8 @@ from pathlib import Path
 from typing import Any
 
 from citetrain.errors import CitetrainError
-from citetrain.train.recipe import Recipe, best_direction
+from citetrain.train.recipe_rules import best_direction
+from citetrain.train.recipe_schema import Recipe
 
 MODEL_CARD = "citetrain_recipe.json"
 

@@ -85,7 +85,7 @@ def test_overrides_apply_before_validation(tmp_path):
     ("my_score", False, False), ("citation_f1", True, True),
 ])
 def test_the_best_checkpoint_direction_follows_the_metric(best, given, want):
-    from citetrain.train.recipe import best_direction
+    from citetrain.train.recipe_rules import best_direction
 
     ev = {"best_metric": best, **({} if given is None else {"greater_is_better": given})}
     assert best_direction(validate_recipe({**BASE, "eval": ev})) is want

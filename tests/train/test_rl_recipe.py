@@ -3,7 +3,8 @@ all at once, before anything is loaded."""
 import pytest
 
 from citetrain.config import ConfigError
-from citetrain.train.recipe import task_of, validate_recipe
+from citetrain.train.recipe import validate_recipe
+from citetrain.train.recipe_rules import task_of
 
 RL = {"name": "t", "kind": "grpo", "model": {"name_or_path": "m", "adapter": "a"},
       "data": {"dataset": "d"}, "train": {"output_dir": "o", "batch_size": 8}}
