@@ -44,12 +44,12 @@ def self_teacher(judge: Path, teacher: Path, human: Path, built: Path, seeds: li
     """Step 1, unless ``teacher`` is there already (written atomically, so a file is whole)."""
     if teacher.is_file():
         return
-    from citetrain.io.writers import atomic_write_text
+    from citetrain.train.teacher_file import start_teacher
     from citetrain.train.transfer import add_transfers
 
     part = teacher.with_suffix(".tmp")
-    if not part.is_file():
-        atomic_write_text(part, "")
+    if not part.is_file():  # the judge has no fold scores: an empty file to add its reading to
+        start_teacher([judge], part, builds=[human, built])
     add_transfers(part, [judge], [human], dtype=dtype)  # every human training pair
     add_transfers(part, [judge], [built], dtype=dtype, drawn=(seeds, built_max))
     os.replace(part, teacher)

@@ -156,13 +156,16 @@ def main() -> None:
     failed = run_all(first, out, base, args.set, args.parallel, args.threads, human, built, dest)
     if failed:
         sys.exit(f"[distill] failed: {', '.join(failed)} (logs: OUT/NAME/run.log)")
-    from citetrain.train.distill import fold_score_files, merge_teachers
+    from citetrain.train.teacher_file import start_teacher
 
     stacked = args.stack == "lexical"
     teacher = out / ("teacher-stacked.jsonl" if stacked else "teacher.jsonl")
     teach = [out / j["name"] for j in first if j["name"].startswith("teach-")]
-    info = merge_teachers(fold_score_files(teach), teacher, stacked)
+    started = start_teacher(teach, teacher, args.stack, [built] if args.transfer else None)
+    info = started["merged"]
     print(f"[distill] teacher: {info}", flush=True)
+    for line in started["warnings"]:
+        print(f"[distill] warning: {line}", flush=True)
     transfer = None
     if args.transfer:
         from citetrain.train.transfer import add_transfers

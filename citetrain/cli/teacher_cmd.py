@@ -45,48 +45,32 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from citetrain.errors import CitetrainError
-    from citetrain.train.distill import (fold_score_files, has_fold_scores, merge_teachers,
-                                         missing_folds)
+    from citetrain.train.teacher_file import start_teacher
+    from citetrain.train.transfer import add_transfers
 
-    builds = args.transfer or []
     if (args.drawn is None) != (args.built_max is None):
         raise CitetrainError("--drawn and --built-max go together: the seeds and the sample size "
                              "of the students' built pairs")
-    compress = bool(builds) and not any(has_fold_scores(r) for r in args.runs)
-    files = [] if compress else fold_score_files(args.runs)
-    if builds:  # a bad build or run is refused before the teacher file is written
-        from citetrain.train.transfer import teacher_finals, transfer_split
-
-        teacher_finals(args.runs)
-        for build in builds:
-            transfer_split(build)
-    if compress:  # no fold scores: the runs' models read the transfer pairs alone
-        from citetrain.io.writers import atomic_write_text
-
-        if args.stack != "none":
-            raise CitetrainError("--stack is fitted on fold scores; these runs have none")
-        atomic_write_text(args.out, "")
-        info: dict = {}
+    builds = args.transfer or []
+    t = start_teacher(args.runs, args.out, args.stack, builds)
+    info, read = t["merged"], t["read"]
+    if info is None:
         print(f"teacher: {len(args.runs)} runs without fold scores: their models read the "
               f"transfer pairs alone (a teacher to compress them) -> {args.out}")
     else:
-        info = merge_teachers(files, args.out, stack=args.stack == "lexical")
-        for line in missing_folds(args.runs):
+        for line in t["warnings"]:
             print(f"teacher: warning: {line}; those pairs lack that seed's teacher score",
                   file=sys.stderr)
         print(f"teacher: {info['pairs']} pairs from {info['files']} runs "
               f"(teachers per pair: {', '.join(map(str, info['teachers_per_pair']))}"
               f"{'; stacked with lexical recall' if 'stacks' in info else ''}"
-              f"{'; read clause by clause' if info.get('read') == 'clauses' else ''}) -> {args.out}")
-    from citetrain.train.transfer import add_transfers
-
-    read = info.get("read", "whole")  # the transfer pairs are read as the folds were
+              f"{'; read clause by clause' if read == 'clauses' else ''}) -> {args.out}")
     drawn = (args.drawn, args.built_max) if args.drawn else None
-    for build, t in zip(builds, add_transfers(args.out, args.runs, builds, args.transfer_weight,
+    for build, x in zip(builds, add_transfers(args.out, args.runs, builds, args.transfer_weight,
                                               args.transfer_limit, read, args.dtype, drawn)):
-        print(f"transfer: {t['pairs']} pairs of {build} read by {t['teachers']} teachers"
+        print(f"transfer: {x['pairs']} pairs of {build} read by {x['teachers']} teachers"
               f"{' clause by clause' if read == 'clauses' else ''}"
               f"{f' in {args.dtype}' if args.dtype != 'auto' else ''}, "
-              f"weight {t['weight']:g} -> {args.out}"
-              + (f" ({t['resumed']} of them scored by an earlier, killed run)" if t["resumed"] else ""))
+              f"weight {x['weight']:g} -> {args.out}"
+              + (f" ({x['resumed']} of them scored by an earlier, killed run)" if x["resumed"] else ""))
     return 0
