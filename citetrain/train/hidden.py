@@ -18,9 +18,12 @@ Student and teacher must share a tokenizer and the hidden size (no projection is
 from __future__ import annotations
 
 import math
+from pathlib import Path
 from typing import Any
 
 from citetrain.errors import CitetrainError
+
+TOKENIZER_FILES = ("tokenizer.json", "vocab.txt", "tokenizer_config.json")  # a saved tokenizer
 
 
 def layer_map(kept: list[int], base_layers: int, teacher_layers: int) -> list[tuple[int, int]]:
@@ -64,10 +67,12 @@ class HiddenTeacher:
 
 
 def load_hidden_teacher(path: str, student: Any, kept: list[int], base_layers: int,
-                        weight: float) -> HiddenTeacher:
+                        weight: float, tokenizer: Any = None) -> HiddenTeacher:
     """The judge at ``path`` as the hidden-state teacher of ``student``, whose layers are the
     ``kept`` layers of a base of ``base_layers`` (:func:`citetrain.train.students.source_layers`);
-    a different hidden size or vocabulary is a clear error."""
+    a different hidden size, vocabulary size or (given the student's ``tokenizer``, and a
+    tokenizer saved with the teacher) token ids is a clear error: the teacher reads the student's
+    batches as they are."""
     from transformers import AutoModelForSequenceClassification
 
     teacher = AutoModelForSequenceClassification.from_pretrained(path)
@@ -77,6 +82,15 @@ def load_hidden_teacher(path: str, student: Any, kept: list[int], base_layers: i
             raise CitetrainError(f"data.teacher_model: {path} has {field} {getattr(have, field, None)}"
                                  f", the student {getattr(want, field, None)}: layer-by-layer "
                                  "distillation needs the same")
+    if tokenizer is not None and any((Path(path) / f).is_file() for f in TOKENIZER_FILES):
+        from transformers import AutoTokenizer
+
+        ours, theirs = tokenizer.get_vocab(), AutoTokenizer.from_pretrained(path).get_vocab()
+        differ = sum(theirs.get(tok) != i for tok, i in ours.items())
+        if differ or len(ours) != len(theirs):
+            raise CitetrainError(f"data.teacher_model: {path}'s tokenizer gives {differ} of the "
+                                 f"student's {len(ours)} tokens another id (it has {len(theirs)}):"
+                                 " layer-by-layer distillation needs the same tokenizer")
     pairs = layer_map(kept, base_layers, have.num_hidden_layers)
     print(f"[citetrain] data.teacher_model: student layers matched to {path}'s "
           + ", ".join(f"{i}->{j}" for i, j in pairs) + f", weight {weight:g}", flush=True)

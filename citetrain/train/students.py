@@ -114,4 +114,4 @@ def load_student(recipe: Recipe, base: str, id2label: dict[int, str], train_set:
 
     kept, have = source
     return model, load_hidden_teacher(resolve_model_path(d.teacher_model), model, kept, have,
-                                      d.hidden_weight)
+                                      d.hidden_weight, tokenizer)

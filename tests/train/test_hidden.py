@@ -165,3 +165,26 @@ def test_rules_and_errors(tiny_bert, tmp_path):
     with pytest.raises(CitetrainError, match="has hidden_size 16, the student 32"):
         load_hidden_teacher(str(tmp_path / "wide"), student, *source_layers(recipe, str(tiny_bert)),
                             1.0)
+
+
+def test_a_teacher_with_another_tokenizer_is_refused(tiny_bert, tmp_path):
+    """Same sizes, but two tokens trade ids: the teacher would read other words."""
+    import shutil
+
+    from transformers import AutoModelForSequenceClassification, AutoTokenizer
+
+    from citetrain.train.hidden import load_hidden_teacher
+
+    shutil.copytree(tiny_bert, tmp_path / "t")
+    tok = json.loads((tmp_path / "t" / "tokenizer.json").read_text())
+    vocab = tok["model"]["vocab"]
+    a, b = list(vocab)[-2:]
+    vocab[a], vocab[b] = vocab[b], vocab[a]
+    (tmp_path / "t" / "tokenizer.json").write_text(json.dumps(tok))
+    student = AutoModelForSequenceClassification.from_pretrained(str(tiny_bert))
+    ours = AutoTokenizer.from_pretrained(str(tiny_bert))
+    with pytest.raises(CitetrainError, match=r"tokenizer gives 2 of the student's \d+ tokens "
+                                             r"another id"):
+        load_hidden_teacher(str(tmp_path / "t"), student, [0, 1], 2, 1.0, ours)
+    assert load_hidden_teacher(str(tiny_bert), student, [0, 1], 2, 1.0, ours).pairs == [(1, 1),
+                                                                                        (2, 2)]
