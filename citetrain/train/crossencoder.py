@@ -260,6 +260,10 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
                   f"{d.teacher_weight:g}·teacher + {1 - d.teacher_weight:g}·label"
                   + (f", {counts['own']} of them transfer pairs with their own weight"
                      if counts["own"] else ""), flush=True)
+            if counts["own"] == counts["taught"] and d.teacher_weight != 1.0:
+                print(f"[citetrain] warning: data.teacher_weight {d.teacher_weight:g} applies to "
+                      f"no pair: every pair {d.teacher} scores carries its own weight (set it "
+                      "when the file is made: citetrain teacher --transfer-weight)", flush=True)
         if d.not_full:
             print(f"[citetrain] data.not_full: {counts['not_full']} training labels of "
                   f"{', '.join(d.not_full)} read as 'not fully supported' (level 0 or 1)", flush=True)

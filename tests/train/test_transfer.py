@@ -237,9 +237,11 @@ def test_a_judge_compressed_into_a_narrower_student(tiny_bert, tmp_path, capsys,
 
     student = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "s", max_steps=2)
     student["model"]["intermediate_size"] = 24  # of 64
-    student["data"].update(teacher=str(teacher), built=[str(built)], dataset=str(human))
+    student["data"].update(teacher=str(teacher), built=[str(built)], dataset=str(human),
+                           teacher_weight=0.5)
     summary = train(validate_recipe(student))
-    assert "kept 24 of 64 feed-forward units per layer" in capsys.readouterr().out
+    assert "kept 24 of 64 feed-forward units per layer" in (said := capsys.readouterr().out)
+    assert "warning: data.teacher_weight 0.5 applies to no pair: every pair" in said
     assert summary["teacher"]["pairs"] == summary["train_pairs"]  # every pair read the teacher
     assert AutoConfig.from_pretrained(summary["final"]).intermediate_size == 24
     from citetrain.train.judge_card import load_judge
