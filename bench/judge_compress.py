@@ -5,12 +5,16 @@ over seeds, and how far the student's held-out ROC-AUC falls from the judge's (i
 1. ``OUT/teacher.jsonl``, as ``citetrain teacher JUDGE --out FILE --transfer HUMAN --transfer BUILT
    --drawn SEEDS --built-max N`` makes it: the judge's model reads the human training pairs whole
    and the built pairs that the students draw (:func:`citetrain.train.transfer.drawn_keys`).
+   With ``--variants N``: first ``citetrain variants HUMAN --out OUT/variants --per-pair N``
+   (:mod:`citetrain.train.variants`), and the judge reads every built pair and every variant.
 2. Students ``small-sS``, one per seed: ``recipes/judge-crossencoder.yaml`` from the judge's final
    model, cut by the ``--student-set`` overrides (default: layers 0, 2, 4, 5 and 192 feed-forward
    units, README "Every other layer"), learning ``data.teacher`` at weight 1 on the human pairs and
-   ``--built-max`` built pairs.
+   ``--built-max`` built pairs; with ``--variants``, on the human pairs, every built pair and
+   every variant (``data.built_max`` would sample the built pairs and the variants together).
 3. The table (``bench/judge_seeds.py``'s): the judge and the students, alone and read with lexical
-   recall ((e + r) / 2), and per set the students' mean minus the judge's against ``--tolerance``.
+   recall ((e + r) / 2), and per set the students' mean minus the judge's against ``--tolerance``,
+   and how closely the students' held-out scores follow the judge's (:func:`follows`).
 
 Runs go through ``bench/judge_campaign.py``'s runner (resumable: a finished student is not run
 again, a finished teacher file is kept). Run: ``python bench/judge_compress.py --judge
@@ -31,16 +35,20 @@ STUDENT = ["model.layers=[0,2,4,5]", "model.intermediate_size=192"]
 
 
 def student_jobs(judge: Path, teacher: Path, seeds: list[int], built_max: int,
-                 extra: list[str]) -> list[dict]:
+                 extra: list[str], out: Path, variants: Path | None = None) -> list[dict]:
     """One ``small-sS`` run per seed (module docstring, step 2)."""
     sets = [f"model.name_or_path={judge / 'final'}", f"data.teacher={teacher}",
-            "data.teacher_weight=1.0", f"data.built_max={built_max}"] + extra
-    return [dict(name=f"small-s{s}", row="small", seed=s, recipe=RECIPES["human"], after=None,
+            "data.teacher_weight=1.0"]
+    jobs = [dict(name=f"small-s{s}", row="small", seed=s, recipe=RECIPES["human"], after=None,
                  built=True, sets=list(sets)) for s in seeds]
+    for job in jobs:  # the runner reads OUT/NAME/pairs, its copy of the built pairs
+        job["sets"] += ([f"data.built=[{out / job['name'] / 'pairs'},{variants}]"] if variants
+                        else [f"data.built_max={built_max}"]) + extra
+    return jobs
 
 
 def self_teacher(judge: Path, teacher: Path, human: Path, built: Path, seeds: list[int],
-                 built_max: int, dtype: str) -> None:
+                 built_max: int, dtype: str, variants: Path | None = None) -> None:
     """Step 1, unless ``teacher`` is there already (written atomically, so a file is whole)."""
     if teacher.is_file():
         return
@@ -48,10 +56,16 @@ def self_teacher(judge: Path, teacher: Path, human: Path, built: Path, seeds: li
     from citetrain.train.transfer import add_transfers
 
     part = teacher.with_suffix(".tmp")
+    builds = [human, built] + ([variants] if variants else [])
     if not part.is_file():  # the judge has no fold scores: an empty file to add its reading to
-        start_teacher([judge], part, builds=[human, built])
-    add_transfers(part, [judge], [human], dtype=dtype)  # every human training pair
-    add_transfers(part, [judge], [built], dtype=dtype, drawn=(seeds, built_max))
+        start_teacher([judge], part, builds=builds)
+    # every human training pair; a part file of a killed call keeps what it had read
+    add_transfers(part, [judge], [human], dtype=dtype, missing_ok=True)
+    if variants:  # every built pair and every variant
+        add_transfers(part, [judge], [built, variants], dtype=dtype, missing_ok=True)
+    else:
+        add_transfers(part, [judge], [built], dtype=dtype, drawn=(seeds, built_max),
+                      missing_ok=True)
     os.replace(part, teacher)
 
 
@@ -65,6 +79,24 @@ def gaps(figs: dict[str, dict[str, dict[str, dict[str, float]]]], judge: str,
     return {s: mean(student, s) - mean(judge, s) for s in first}
 
 
+def follows(judge: Path, runs: list[Path]) -> dict[str, tuple[float, float]]:
+    """Per source, how closely the students' held-out scores follow the judge's: the mean over
+    runs of the Pearson correlation and of the mean absolute difference (``model`` scores of
+    ``heldout_scores.jsonl``, the same pairs in the same order)."""
+    from judge_seeds import read_scores, same_pairs
+    from scipy.stats import pearsonr
+
+    tables = read_scores([judge] + runs)
+    same_pairs(tables, "--judge and its students")
+    out: dict[str, tuple[float, float]] = {}
+    for src in dict.fromkeys(x["source"] for x in tables[0]):
+        j = [x["model"] for x in tables[0] if x["source"] == src]
+        per = [([x["model"] for x in t if x["source"] == src]) for t in tables[1:]]
+        out[src] = (statistics.mean(pearsonr(j, s)[0] for s in per),
+                    statistics.mean(statistics.mean(abs(a - b) for a, b in zip(j, s)) for s in per))
+    return out
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--judge", required=True, help="the judge's run folder (RUN/final, and its "
@@ -75,6 +107,9 @@ def main() -> None:
     ap.add_argument("--dtype", default="bf16", help="the judge's weights as it reads the pairs")
     ap.add_argument("--student-set", action="append", metavar="KEY=VAL",
                     help=f"how the student is cut (default: {' '.join(STUDENT)})")
+    ap.add_argument("--variants", type=int, default=0, metavar="N",
+                    help="N variants of each human training pair (citetrain variants) read by "
+                    "the judge and learnt by the students with every built pair")
     ap.add_argument("--tolerance", type=float, default=0.005)
     runner_args(ap)
     args = ap.parse_args()
@@ -84,8 +119,16 @@ def main() -> None:
     human, built = Path(args.human).resolve(), Path(args.built).resolve()
     prepare(human)
     teacher = out / "teacher.jsonl"
-    self_teacher(judge, teacher, human, built, seeds, args.built_max, args.dtype)
-    todo = student_jobs(judge, teacher, seeds, args.built_max, args.student_set or STUDENT)
+    variants = None
+    if args.variants:
+        from citetrain.train.variants import write_variants
+
+        variants = out / "variants"
+        if not (variants / "manifest.json").is_file():
+            write_variants(human, variants, args.variants)
+    self_teacher(judge, teacher, human, built, seeds, args.built_max, args.dtype, variants)
+    todo = student_jobs(judge, teacher, seeds, args.built_max, args.student_set or STUDENT, out,
+                        variants)
     failed = run_all(todo, out, None, args.set, args.parallel, args.threads, human, built)
     from judge_seeds import combined, figures, print_table
 
@@ -103,6 +146,8 @@ def main() -> None:
                   + f"; within {args.tolerance}: "
                   + ("all" if all(x >= -args.tolerance for x in d.values()) else
                      "not " + ", ".join(s for s, x in d.items() if x < -args.tolerance)))
+        print("students follow the judge (held-out scores, alone): " + ", ".join(
+            f"{s} Pearson {r:.3f}, |difference| {m:.3f}" for s, (r, m) in follows(judge, runs).items()))
     if failed:
         sys.exit(f"[compress] failed: {', '.join(failed)} (logs: OUT/NAME/run.log)")
 

@@ -19,6 +19,7 @@ COMMANDS = {
     "refine-eval": "citetrain.cli.refine_eval_cmd",
     "fit-ranker": "citetrain.cli.fit_ranker_cmd",
     "teacher": "citetrain.cli.teacher_cmd",
+    "variants": "citetrain.cli.variants_cmd",
     "judge": "citetrain.cli.judge_cmd",
     "train": "citetrain.cli.train_cmd",
     "validate": "citetrain.cli.validate_cmd",

@@ -281,7 +281,7 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     if counts is not None or hidden is not None:  # target rows, or the hidden-state loss
         from citetrain.train.targets import target_trainer_class
 
-        trainer_class = target_trainer_class(hidden)
+        trainer_class = target_trainer_class(hidden, recipe.data.teacher_loss)
     callbacks = list(extra_callbacks)
     if recipe.model.head == "ordinal":
         from citetrain.train.ordinal import make_ordinal, ordinal_callback

@@ -120,6 +120,9 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
                    if r.data.teacher_model is not None else [])
                 + (["model.head is for kind crossencoder"] if r.model.head != "free" else []))
     errs = _distill_errors(r)
+    if r.data.teacher_loss != "ce" and r.data.teacher is None:
+        errs.append(f"data.teacher_loss {r.data.teacher_loss} is the loss of data.teacher's "
+                    "probabilities: set data.teacher")
     if r.data.hidden_weight != 1.0 and r.data.teacher_model is None:
         errs.append("data.hidden_weight weighs the hidden-state loss of data.teacher_model: set "
                     "data.teacher_model")

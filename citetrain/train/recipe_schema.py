@@ -86,6 +86,9 @@ class DataSection(_Section):
     fold_read: Literal[READS] = "whole"
     teacher: str | None = None
     teacher_weight: float = Field(default=1.0, ge=0.0, le=1.0)
+    # the teacher's part of the loss: cross-entropy, or squared error of the centred log-probs
+    # (citetrain/train/targets.py)
+    teacher_loss: Literal["ce", "logits"] = "ce"
     # crossencoder: a judge folder whose hidden states the student's layers learn, layer by
     # layer, read during training (citetrain/train/hidden.py), weighted by hidden_weight
     teacher_model: str | None = None

@@ -110,11 +110,13 @@ def average_scores(finals: list[Path], pairs: list[tuple[str, str]],
 def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | Path,
                  weight: float = 1.0, limit: int | None = None, engine: Any = None,
                  chunk: int = CHUNK, progress: bool = True, read: str = "whole",
-                 dtype: str = "auto", only: set[str] | None = None) -> dict[str, Any]:
+                 dtype: str = "auto", only: set[str] | None = None,
+                 missing_ok: bool = False) -> dict[str, Any]:
     """Append to the merged ``teacher`` file the pairs of ``build``'s train split (those whose
     key is in ``only`` when given, e.g. :func:`drawn_keys`; the first ``limit``), scored by every
     run's model and averaged, with their own ``weight``; pairs the file holds already (human
-    pairs' out-of-fold scores) are kept as they are. ``read``: how the models read the statements
+    pairs' out-of-fold scores) are kept as they are, and a build the file holds whole is an
+    error unless ``missing_ok`` (a resumed chain of builds: nothing to add, ``pairs`` 0). ``read``: how the models read the statements
     (``whole`` or ``clauses``, as the teachers read their folds; the default ``engine`` is
     :func:`~citetrain.train.judge_card.load_judge` with it and ``dtype``, the weights': ``bf16``
     on a CPU that multiplies it natively). Scored ``chunk`` pairs at a time, resumable (module
@@ -136,6 +138,8 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
     pairs = [(p, h) for p, h in transfer_pairs(build) if pair_key(p, h) not in have
              and (only is None or pair_key(p, h) in only)][:limit]
     if not pairs:
+        if missing_ok:
+            return {"pairs": 0, "teachers": len(finals), "weight": weight, "resumed": 0}
         raise CitetrainError(f"--transfer: no pairs of {build} that {teacher} lacks")
     keys = [pair_key(p, h) for p, h in pairs]
     header = {"transfer": str(build), "teachers": [_identity(f) for f in finals],
@@ -178,10 +182,10 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
 def add_transfers(teacher: str | Path, runs: list[str | Path], builds: list[str | Path],
                   weight: float = 1.0, limit: int | None = None, read: str = "whole",
                   dtype: str = "auto", drawn: tuple[list[int], int] | None = None,
-                  progress: bool = True) -> list[dict[str, Any]]:
+                  progress: bool = True, missing_ok: bool = False) -> list[dict[str, Any]]:
     """:func:`add_transfer` of each build in turn (``citetrain teacher --transfer``), every run's
     model loaded once for all of them; with ``drawn`` ``(seeds, built_max)``, only the pairs
-    students of those seeds draw (:func:`drawn_keys`)."""
+    students of those seeds draw (:func:`drawn_keys`); ``missing_ok`` as there."""
     loaded: dict[Path, Any] = {}
 
     def engine(final: Path) -> Any:
@@ -190,7 +194,7 @@ def add_transfers(teacher: str | Path, runs: list[str | Path], builds: list[str 
         return loaded[final]
 
     return [add_transfer(teacher, runs, build, weight, limit, engine, read=read, dtype=dtype,
-                         progress=progress,
+                         progress=progress, missing_ok=missing_ok,
                          only=drawn_keys(build, drawn[1], drawn[0]) if drawn else None)
             for build in builds]
 

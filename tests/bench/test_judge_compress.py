@@ -14,15 +14,23 @@ import judge_compress as jcomp  # noqa: E402
 
 def test_students_start_from_the_judge_and_learn_its_file(tmp_path):
     judge, teacher = tmp_path / "judge", tmp_path / "out" / "teacher.jsonl"
-    todo = jcomp.student_jobs(judge, teacher, [42, 1], 4000, jcomp.STUDENT)
+    out = tmp_path / "out"
+    todo = jcomp.student_jobs(judge, teacher, [42, 1], 4000, jcomp.STUDENT, out)
     assert [j["name"] for j in todo] == ["small-s42", "small-s1"]
     assert all(j["built"] and j["after"] is None and j["row"] == "small" for j in todo)
-    line = " ".join(jc.command(todo[1], tmp_path / "out", None, ["data.max_length=128"]))
+    line = " ".join(jc.command(todo[1], out, None, ["data.max_length=128"]))
     for want in (f"model.name_or_path={judge / 'final'}", f"data.teacher={teacher}",
                  "data.teacher_weight=1.0", "data.built_max=4000", "model.layers=[0,2,4,5]",
                  "model.intermediate_size=192", "train.seed=1", "data.max_length=128",
-                 f"data.built=[{tmp_path / 'out' / 'small-s1' / 'pairs'}]"):
+                 f"data.built=[{out / 'small-s1' / 'pairs'}]"):
         assert want in line
+    # with variants: every built pair and every variant, no sample (the last data.built wins)
+    todo = jcomp.student_jobs(judge, teacher, [1], 4000, jcomp.STUDENT, out, out / "variants")
+    args = jc.command(todo[0], out, None, [])
+    sets = [args[i + 1] for i, a in enumerate(args) if a == "--set"]
+    built = [x for x in sets if x.startswith("data.built=")]
+    assert built[-1] == f"data.built=[{out / 'small-s1' / 'pairs'},{out / 'variants'}]"
+    assert not any(x.startswith("data.built_max") for x in sets)
 
 
 def test_the_teacher_file_holds_every_human_pair_and_the_drawn_built_ones(tmp_path, monkeypatch):
@@ -54,6 +62,85 @@ def test_the_teacher_file_holds_every_human_pair_and_the_drawn_built_ones(tmp_pa
     assert loads == ["bf16", "bf16"] and not teacher.with_suffix(".tmp").exists()
     monkeypatch.setattr("citetrain.train.transfer._load", lambda *a: pytest.fail("read again"))
     jcomp.self_teacher(judge, teacher, human, built, [42, 1], 5, "bf16")  # kept as it is
+
+
+def _fixed_judge(tmp_path, monkeypatch):
+    from citetrain.nli.base import NLIResult
+
+    judge = tmp_path / "judge"
+    (judge / "final").mkdir(parents=True)
+    (judge / "final" / "config.json").write_text("{}")
+    read: list[int] = []
+
+    class Fixed:
+        def results(self, pairs):
+            read.append(len(pairs))
+            return [NLIResult(0.7, True, (0.7, 0.2, 0.1)) for _ in pairs]
+
+    monkeypatch.setattr("citetrain.train.transfer._load", lambda *a, **k: Fixed())
+    return judge, read
+
+
+def test_with_variants_the_judge_reads_every_built_pair_and_variant(tmp_path, monkeypatch):
+    from citetrain.train.distill import pair_key, read_teacher_rows
+    from citetrain.train.transfer import transfer_pairs
+    from citetrain.train.variants import write_variants
+    from tests.train.test_built_pairs import write_built
+
+    human = write_built(tmp_path / "h", 12) / "dataset"
+    built = write_built(tmp_path / "b", 45)
+    variants = tmp_path / "out" / "variants"
+    write_variants(human, variants, 2)
+    judge, read = _fixed_judge(tmp_path, monkeypatch)
+    teacher = tmp_path / "out" / "teacher.jsonl"
+    jcomp.self_teacher(judge, teacher, human, built, [42], 5, "bf16", variants)
+    want = {pair_key(p, h) for b in (human, built, variants) for p, h in transfer_pairs(b)}
+    assert set(read_teacher_rows(teacher)) == want
+    assert sum(read) == len(want) and len(read) == 3  # every pair read once, build by build
+    assert read[2] == len(transfer_pairs(variants)) > 0
+
+
+def test_a_killed_teacher_file_resumes_without_reading_again(tmp_path, monkeypatch):
+    from citetrain.train.distill import read_teacher_rows
+    from citetrain.train.teacher_file import start_teacher
+    from citetrain.train.transfer import add_transfers
+    from tests.train.test_built_pairs import write_built
+
+    human = write_built(tmp_path / "h", 12) / "dataset"
+    built = write_built(tmp_path / "b", 45)
+    judge, read = _fixed_judge(tmp_path, monkeypatch)
+    teacher = tmp_path / "out" / "teacher.jsonl"
+    teacher.parent.mkdir()
+    part = teacher.with_suffix(".tmp")  # killed after the human pairs were read
+    start_teacher([judge], part, builds=[human, built])
+    add_transfers(part, [judge], [human], dtype="bf16")
+    assert read == [7]
+    jcomp.self_teacher(judge, teacher, human, built, [42, 1], 5, "bf16")
+    assert read[1:] and sum(read[1:]) <= 10  # the drawn built pairs alone
+    assert len(read_teacher_rows(teacher)) == 7 + sum(read[1:])
+
+
+def test_follows_is_the_mean_correlation_and_difference_per_source(tmp_path):
+    import json
+
+    def run(name, scores):
+        folder = tmp_path / name
+        folder.mkdir()
+        (folder / "heldout_scores.jsonl").write_text("".join(
+            json.dumps({"source": s, "group": f"g{i}", "label": i % 2, "model": x}) + "\n"
+            for i, (s, x) in enumerate(scores)))
+        return folder
+
+    judge = run("j", [("a", 0.1), ("a", 0.5), ("a", 0.9), ("b", 0.2), ("b", 0.4)])
+    same = run("s1", [("a", 0.2), ("a", 0.6), ("a", 1.0), ("b", 0.4), ("b", 0.2)])
+    got = jcomp.follows(judge, [same])
+    assert got["a"] == pytest.approx((1.0, 0.1)) and got["b"] == pytest.approx((-1.0, 0.2))
+    other = run("s2", [("a", 0.1), ("a", 0.5), ("a", 0.9), ("b", 0.2), ("b", 0.4)])
+    got = jcomp.follows(judge, [same, other])
+    assert got["a"] == pytest.approx((1.0, 0.05)) and got["b"] == pytest.approx((0.0, 0.1))
+    moved = run("s3", [("a", 0.1), ("b", 0.5), ("a", 0.9), ("b", 0.2), ("b", 0.4)])
+    with pytest.raises(SystemExit, match="different held-out pairs"):
+        jcomp.follows(judge, [moved])
 
 
 def test_gaps_are_the_students_mean_minus_the_judges():

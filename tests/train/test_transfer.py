@@ -61,6 +61,10 @@ def test_transfer_pairs_are_averaged_over_teachers_and_appended_with_their_weigh
     assert rows[pair_key(*pairs[0])] == ([0.3, 0.3, 0.4], None)
     with pytest.raises(CitetrainError, match="no pairs of .* that .* lacks"):
         add_transfer(teacher, runs, built, engine=by_run.__getitem__)
+    before = teacher.read_text()  # a resumed chain of builds: nothing to add, nothing changed
+    assert add_transfer(teacher, runs, built, engine=by_run.__getitem__, missing_ok=True) == {
+        "pairs": 0, "teachers": 2, "weight": 1.0, "resumed": 0}
+    assert teacher.read_text() == before
 
 
 class Counting:
