@@ -3,7 +3,6 @@ read them as fp32 does within quantizing error."""
 import sys
 from pathlib import Path
 
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 
 import student_shapes as shapes  # noqa: E402
