@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from citetrain.models.tiny import TinySpec
 from citetrain.nli.clauses import READS
 from citetrain.nli.hints import HINT_MODES
+from citetrain.train.targets import TEACHER_LOSSES
 
 
 class _Section(BaseModel):
@@ -88,7 +89,7 @@ class DataSection(_Section):
     teacher_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     # the teacher's part of the loss: cross-entropy, or squared error of the centred log-probs
     # (citetrain/train/targets.py)
-    teacher_loss: Literal["ce", "logits"] = "ce"
+    teacher_loss: Literal[TEACHER_LOSSES] = "ce"
     # crossencoder: a judge folder whose hidden states the student's layers learn, layer by
     # layer, read during training (citetrain/train/hidden.py), weighted by hidden_weight
     teacher_model: str | None = None

@@ -30,11 +30,11 @@ from pathlib import Path
 from typing import Any
 
 from citetrain.errors import CitetrainError
+from citetrain.train.pairs import COLUMNS, built_dataset_path
 
 EDITS = ("drop_span", "premise_word", "swap_words", "drop_sentence", "other_premise")
 WORD = re.compile(r"[A-Za-z][A-Za-z'-]{2,}")
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-COLUMNS = ("premise", "hypothesis", "label", "group", "source")
 
 
 def variant(edit: str, premise: str, claim: str, rng: random.Random,
@@ -120,7 +120,6 @@ def write_variants(dataset: str | Path, out: str | Path, per_pair: int = 2, seed
     import datasets
 
     from citetrain.io.writers import atomic_write_text, save_atomically
-    from citetrain.train.pairs import built_dataset_path
 
     path = built_dataset_path(dataset)
     if path is None:
