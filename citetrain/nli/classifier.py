@@ -162,11 +162,11 @@ class ClassifierNLI(HFBackend):
         self.compiled = bool(compile)
         if self.compiled:
             from citetrain.nli.hf import compile_for_inference
-            from citetrain.nli.onnx import OnnxClassifier
+            from citetrain.nli.onnx import ExportedClassifier
 
-            if self.rows_alone or isinstance(self.model, OnnxClassifier):
+            if self.rows_alone or isinstance(self.model, ExportedClassifier):
                 raise CitetrainError(f"classifier NLI {model}: compile reads PyTorch weights in "
-                                     "fp32, bf16 or fp16, not int8 or an ONNX model")
+                                     "fp32, bf16 or fp16, not int8 or an exported model")
             self.model = compile_for_inference(self.model)
 
     @property
@@ -224,6 +224,15 @@ class ClassifierNLI(HFBackend):
         enc = self.tokenizer(premises, hyps, padding=True, truncation="longest_first",
                              max_length=self.max_length, return_tensors="pt")
         return enc, list(range(len(pairs))), same, None, {}
+
+    def model_inputs(self, pairs: Sequence[Pair]) -> list[dict[str, Any]]:
+        """The token batches the model reads for ``pairs`` (premise read, hint, token limit,
+        length-sorted batches of ``batch_size``), e.g. to calibrate an int8 export on; pairs this
+        backend read before (premise select's memory) are not read again."""
+        enc = self._encode(pairs)[0]
+        if enc is None:
+            return []
+        return length_batches(enc, self.batch_size, getattr(self.tokenizer, "padding_side", "right"))[1]
 
     def _remember(self, answers: Mapping[bytes, tuple[Any, bool]]) -> None:
         """Keep ``answers`` (key as read -> probabilities, statement fit) in :attr:`read_memory`,

@@ -197,20 +197,25 @@ def load_pretrained(
     from transformers import AutoTokenizer
 
     from citetrain.nli.onnx import OnnxClassifier, is_onnx_folder
+    from citetrain.nli.openvino import OpenVinoClassifier, is_openvino_folder
 
     kwargs: dict[str, Any] = {"trust_remote_code": bool(trust_remote_code)}
     if source.hub_revision:
         kwargs["revision"] = source.hub_revision
-    onnx = source.local and is_onnx_folder(source.location)
+    openvino = source.local and is_openvino_folder(source.location)
+    onnx = source.local and not openvino and is_onnx_folder(source.location)
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.location, **kwargs)
-        if onnx:  # an exported classifier (citetrain export): the forward pass in ONNX Runtime
+        if onnx or openvino:  # an exported classifier (citetrain export): its own runtime
             import torch
 
             if getattr(auto_class, "__name__", "") != "AutoModelForSequenceClassification":
-                raise CitetrainError(f"{source.location} is an ONNX sequence classifier: read it "
-                                     "with classifier:PATH")
-            model = OnnxClassifier(source.location, threads=torch.get_num_threads())
+                raise CitetrainError(f"{source.location} is an exported sequence classifier: "
+                                     "read it with classifier:PATH")
+            threads = torch.get_num_threads()
+            model = (OpenVinoClassifier(source.location, threads=threads,
+                                        precision="bf16" if dtype == torch.bfloat16 else "f32")
+                     if openvino else OnnxClassifier(source.location, threads=threads))
         else:
             model = auto_class.from_pretrained(source.location, dtype=dtype, **kwargs)
     except (OSError, ValueError) as exc:
@@ -296,11 +301,11 @@ class HFBackend:
             trust_remote_code=trust_remote_code,
         )
         if int8:
-            from citetrain.nli.onnx import OnnxClassifier
+            from citetrain.nli.onnx import ExportedClassifier
 
-            if isinstance(self.model, OnnxClassifier):
-                raise CitetrainError(f"{model} is an ONNX model: export it with --int8 instead "
-                                     "of reading it with dtype int8")
+            if isinstance(self.model, ExportedClassifier):
+                raise CitetrainError(f"{model} is an exported model: export it with --int8 "
+                                     "instead of reading it with dtype int8")
             self.model = quantize_int8(self.model)
         self.rows_alone = int8  # int8: one pair per forward pass, unpadded (quantize_int8)
         base = source.revision if source.local else (hub_commit(self.model) or source.revision)

@@ -31,7 +31,33 @@ class _Output:
     logits: Any
 
 
-class OnnxClassifier:
+class ExportedClassifier:
+    """What an exported model shows :class:`~citetrain.nli.classifier.ClassifierNLI` in place of a
+    transformers model: ``.config`` (the folder's), ``model(**inputs).logits`` and no-op
+    ``to``/``eval``. Subclasses run the forward pass (:meth:`_logits`) in their own runtime."""
+
+    config: Any
+    inputs: list[str]
+
+    def _logits(self, feed: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def __call__(self, **inputs: Any) -> _Output:
+        import numpy as np
+        import torch
+
+        feed = {name: np.ascontiguousarray(inputs[name].detach().cpu().numpy().astype(np.int64))
+                for name in self.inputs}
+        return _Output(torch.from_numpy(np.asarray(self._logits(feed))))
+
+    def to(self, device: Any) -> ExportedClassifier:  # the runtime chose its device
+        return self
+
+    def eval(self) -> ExportedClassifier:
+        return self
+
+
+class OnnxClassifier(ExportedClassifier):
     """``OnnxClassifier(folder, threads=None)``: the folder's ``model.onnx`` in an ONNX Runtime
     session (CPU; CUDA when onnxruntime-gpu offers it) with the folder's transformers config."""
 
@@ -55,17 +81,5 @@ class OnnxClassifier:
             raise CitetrainError(f"cannot load {Path(folder) / ONNX_FILE}: {str(exc).splitlines()[0]}") from None
         self.inputs = [i.name for i in self.session.get_inputs()]
 
-    def __call__(self, **inputs: Any) -> _Output:
-        import numpy as np
-        import torch
-
-        feed = {name: np.ascontiguousarray(inputs[name].detach().cpu().numpy().astype(np.int64))
-                for name in self.inputs}
-        logits = self.session.run(None, feed)[0]
-        return _Output(torch.from_numpy(logits))
-
-    def to(self, device: Any) -> OnnxClassifier:  # the session chose its provider
-        return self
-
-    def eval(self) -> OnnxClassifier:
-        return self
+    def _logits(self, feed: dict[str, Any]) -> Any:
+        return self.session.run(None, feed)[0]

@@ -14,49 +14,26 @@ pytest.importorskip("onnxruntime", reason="pip install -e '.[onnx]'")
 pytest.importorskip("onnxscript", reason="pip install -e '.[onnx]'")
 
 from citetrain.errors import CitetrainError  # noqa: E402
-from citetrain.judges.export import export_onnx  # noqa: E402
+from citetrain.judges.export import export_judge  # noqa: E402
 from citetrain.judges.registry import make_judge  # noqa: E402
 from citetrain.metrics.meta import meta_evaluate  # noqa: E402
 from citetrain.nli.classifier import ClassifierNLI  # noqa: E402
-from citetrain.nli.stack import CONFIG_KEY  # noqa: E402
 from citetrain.train.judge_card import auc  # noqa: E402
-from tests.nli.tiny_models import build_bert_classifier  # noqa: E402
+from tests.judges.export_fixtures import build_export_judge, validation_pairs  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
-LEVELS = ("not_supported", "partially_supported", "supported")
-FACTS = ["the cat sat on the mat .", "the dog ran in the park .", "water boils at 100 degrees .",
-         "paris is the capital of france .", "the river runs to the sea .", "the bird sang at dawn ."]
-
-
-def validation_pairs() -> tuple[list[tuple[str, str]], list[int], list[str]]:
-    """Labelled pairs written for this test: each fact against a passage holding it (2), holding
-    it cut in half (1) and holding another fact (0); one group per fact."""
-    pairs, labels, groups = [], [], []
-    for i, fact in enumerate(FACTS):
-        other = FACTS[(i + 1) % len(FACTS)]
-        half = " ".join(fact.split()[: len(fact.split()) // 2])
-        for passage, label in ((f"{other} {fact}", 2), (f"{other} {half}", 1), (other, 0)):
-            pairs.append((passage, fact))
-            labels.append(label)
-            groups.append(f"g{i}")
-    return pairs, labels, groups
 
 
 @pytest.fixture(scope="module")
 def judge(tmp_path_factory) -> Path:
     """A tiny three-way classifier with citetrain's preprocessing keys and a stack saved."""
-    path = build_bert_classifier(tmp_path_factory.mktemp("judge") / "model", LEVELS, seed=3)
-    config = json.loads((path / "config.json").read_text())
-    config.update({"citetrain_premise": "select", "citetrain_hint": "uncovered",
-                   CONFIG_KEY: {"partial": [-0.5, 0.4, 1.7], "full": [-1.9, 0.7, 1.6], "pairs": 9}})
-    (path / "config.json").write_text(json.dumps(config))
-    return path
+    return build_export_judge(tmp_path_factory.mktemp("judge"))
 
 
 @pytest.fixture(scope="module")
 def exported(judge, tmp_path_factory) -> tuple[Path, dict]:
     out = tmp_path_factory.mktemp("onnx") / "judge-onnx"
-    return out, export_onnx(judge, out)
+    return out, export_judge(judge, out)
 
 
 def test_the_exported_judge_agrees_with_pytorch(judge, exported):
@@ -105,7 +82,7 @@ def test_int8_export_and_its_errors(judge, tmp_path):
     assert "model.onnx (int8)" in done.stdout and "max |Δ| probability" in done.stdout
     assert not list(out.glob("model.fp32*")) and "int8 dynamic quantization" in (out / "README.md").read_text()
     assert json.loads((out / "citetrain_export.json").read_text())["max_abs_diff_prob"] < 0.05
-    with pytest.raises(CitetrainError, match="is an ONNX model: export it with --int8"):
+    with pytest.raises(CitetrainError, match="is an exported model: export it with --int8"):
         ClassifierNLI(str(out), device="cpu", dtype="int8")
     with pytest.raises(CitetrainError, match="not a model folder"):
-        export_onnx(tmp_path / "nowhere", tmp_path / "x")
+        export_judge(tmp_path / "nowhere", tmp_path / "x")
