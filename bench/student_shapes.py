@@ -7,8 +7,11 @@ the first N feed-forward units of each (speed does not depend on which units); e
 (a) with bf16 weights and (b) with every encoder linear layer as int8 matrix products
 (``torch._int_mm``: weights quantized per output channel, activations per token at each call,
 the int32 result rescaled in fp32), with (b)'s largest probability difference from fp32 on 8 of
-the pairs. Figures only.
-Run: ``python bench/student_shapes.py runs/c16/mixed-kd50-s42/final [--threads 2]``.
+the pairs. ``--openvino``: also (c) the shape in OpenVINO with bf16 inference precision and (d)
+quantized to int8 by NNCF (``citetrain export --runtime openvino --int8``'s
+:func:`~citetrain.judges.openvino_ir.write_openvino`, calibrated on the timed pairs themselves:
+speed does not depend on the calibration), the rest in bf16. Figures only.
+Run: ``python bench/student_shapes.py runs/c16/mixed-kd50-s42/final [--threads 2] [--openvino]``.
 """
 from __future__ import annotations
 
@@ -25,7 +28,8 @@ from citetrain.models.prune import ffn_layers, keep_layers  # noqa: E402
 
 SHAPES = {"4 x 192 (layers 0, 2, 4, 5)": ([0, 2, 4, 5], 192), "5 x 192": ([0, 1, 2, 4, 5], 192),
           "5 x 96": ([0, 1, 2, 4, 5], 96), "4 x 384": ([0, 2, 4, 5], 384),
-          "6 x 192": ([0, 1, 2, 3, 4, 5], 192), "the judge": (None, None)}
+          "6 x 192": ([0, 1, 2, 3, 4, 5], 192), "4 x 1536 (layers 0, 2, 4, 5)": ([0, 2, 4, 5], None),
+          "the judge": (None, None)}
 
 
 class Int8Linear(torch.nn.Module):
@@ -85,6 +89,26 @@ def rate(model: torch.nn.Module, ids: torch.Tensor, passes: int) -> float:
     return len(ids) / min(times)
 
 
+def openvino_rates(model: torch.nn.Module, ids: torch.Tensor, passes: int,
+                   threads: int) -> tuple[float, float]:
+    """Pairs/s of ``model`` in OpenVINO, bf16 precision, as converted and quantized to int8."""
+    import tempfile
+
+    from citetrain.judges.openvino_ir import write_openvino
+    from citetrain.nli.openvino import OpenVinoClassifier
+
+    sample = {"input_ids": ids[:2], "attention_mask": torch.ones_like(ids[:2])}
+    batches = [{"input_ids": ids[i:i + 16], "attention_mask": torch.ones_like(ids[i:i + 16])}
+               for i in range(0, len(ids), 16)]
+    rates = []
+    with tempfile.TemporaryDirectory() as tmp:
+        model.config.save_pretrained(tmp)
+        for calibration in (None, batches):
+            write_openvino(model, sample, Path(tmp), calibration)
+            rates.append(rate(OpenVinoClassifier(tmp, threads, "bf16"), ids, passes))
+    return rates[0], rates[1]
+
+
 def main() -> None:
     from transformers import AutoModelForSequenceClassification
 
@@ -94,6 +118,7 @@ def main() -> None:
     ap.add_argument("--batch", type=int, default=64)
     ap.add_argument("--tokens", type=int, default=120)
     ap.add_argument("--passes", type=int, default=3)
+    ap.add_argument("--openvino", action="store_true", help="also OpenVINO bf16 and NNCF int8")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     judge = AutoModelForSequenceClassification.from_pretrained(a.judge).eval()
@@ -105,9 +130,13 @@ def main() -> None:
             ref = model(input_ids=ids[:8]).logits.softmax(-1)
             quant = int8(cut(judge, layers, units))
             diff = (quant(input_ids=ids[:8]).logits.softmax(-1) - ref).abs().max().item()
-        print(f"{name:28s} bf16 {rate(model.to(torch.bfloat16), ids, a.passes):6.0f} pairs/s   "
+        extra = ""
+        if a.openvino:
+            bf16, int8_ov = openvino_rates(model, ids, a.passes, a.threads)
+            extra = f"   OpenVINO bf16 {bf16:6.0f}, int8 {int8_ov:6.0f} pairs/s"
+        print(f"{name:30s} bf16 {rate(model.to(torch.bfloat16), ids, a.passes):6.0f} pairs/s   "
               f"int8 _int_mm {rate(quant, ids, a.passes):6.0f} pairs/s (max |p - p fp32| "
-              f"{diff:.3f})", flush=True)
+              f"{diff:.3f}){extra}", flush=True)
 
 
 if __name__ == "__main__":

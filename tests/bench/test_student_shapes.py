@@ -45,3 +45,14 @@ def test_int8_products_read_as_fp32_does_within_quantizing_error():
     assert len(linears) == 3 * 6  # q, k, v, attention output, intermediate, output per layer
     assert float((got - ref).abs().max()) < 0.02
     assert shapes.rate(quant, ids, 1) > 0
+
+
+def test_openvino_rates_time_the_shape_converted_and_quantized():
+    import pytest
+    import torch
+
+    pytest.importorskip("openvino")
+    pytest.importorskip("nncf")
+    ids = torch.randint(5, 200, (32, 16), generator=torch.Generator().manual_seed(2))
+    bf16, int8 = shapes.openvino_rates(_bert(2), ids, passes=1, threads=1)
+    assert bf16 > 0 and int8 > 0
