@@ -420,8 +420,11 @@ def main() -> None:
                                       if args.with_lexical else ""))
     if cuda:
         print("int8 rows skipped: dynamic quantization (torch.ao quantize_dynamic) runs on the CPU only")
+    int8_export = False
     if exported_folder(path):  # ONNX / OpenVINO (citetrain export): its weights are as exported
         ce_dtypes = tuple(d for d in ce_dtypes if d == "fp32" or d == "bf16")
+        card = Path(path) / "citetrain_export.json"
+        int8_export = card.is_file() and bool(json.loads(card.read_text()).get("int8"))
         print(f"exported model: rows {', '.join(ce_dtypes)} (int8 is chosen at export; no compile)")
     print()
     warm = [(d.text, r.question) for r in records for d in r.docs][:args.batch_size or 16]
@@ -439,7 +442,7 @@ def main() -> None:
         res, sec = clock(lambda: judge.score(records, progress=False), cuda)
         judged[dtype] = res.result.per_statement
         tag = "" if cuda else ("before: ", "after: ")[k > 0]
-        label = f"{dtype}, {'union' if first else 'docs alone'} first"
+        label = f"{'int8 + ' * int8_export}{dtype}, {'union' if first else 'docs alone'} first"
         rows.append(dict(scorer=f"cross-encoder judge, {tag}{label}", dtype=dtype,
                          statements=res.statements, seconds=sec, calls=engine.stats.model_pairs,
                          unit="pairs", split=split(spent, sec)))

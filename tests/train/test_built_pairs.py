@@ -109,6 +109,7 @@ def test_stage_one_trains_on_built_pairs_and_validates_on_human_ones(tiny_bert, 
     assert f"| attributionbench | {ab_row['pairs']} | {ab_row['claims']} | {ab_row['model']:.3f} |" in card
     tp = one["heldout"]["throughput"]
     assert tp["pairs_per_s"] > 0 and tp["int8_pairs_per_s"] > 0 and "int8" in card
+    assert "--runtime openvino --int8 --calibration DATASET" in card  # the faster CPU reading
     from citetrain.nli.hf import cpu_has_bf16
 
     if cpu_has_bf16():  # bf16 is timed where the CPU multiplies it natively
