@@ -137,3 +137,33 @@ def test_bad_export_options_and_calibration_sets_are_refused(judge, exported, pa
     with pytest.raises(CitetrainError, match="not int8 or an exported model"):
         ClassifierNLI(str(exported[0]), device="cpu", compile=True)
     assert not (tmp_path / "a").exists() and not (tmp_path / "d").exists()
+
+
+def test_a_deberta_classifier_without_token_types_exports_too(tmp_path):
+    """The MNLI family users start from (DeBERTa-v2, relative attention, no token_type_ids)."""
+    import torch
+    from transformers import DebertaV2Config, DebertaV2ForSequenceClassification
+
+    from tests.nli.tiny_models import CORPUS, train_tokenizer
+
+    tokenizer = train_tokenizer(CORPUS, kind="wordlevel", style="bert")
+    tokenizer.model_input_names = ["input_ids", "attention_mask"]
+    labels = ["entailment", "neutral", "contradiction"]
+    config = DebertaV2Config(
+        vocab_size=len(tokenizer), hidden_size=32, num_hidden_layers=2, num_attention_heads=4,
+        intermediate_size=64, max_position_embeddings=128, type_vocab_size=0,
+        relative_attention=True, pos_att_type=["p2c", "c2p"], position_biased_input=False,
+        initializer_range=0.5,  # a default random model reads every pair near 1/3
+        pad_token_id=tokenizer.pad_token_id, num_labels=3, id2label=dict(enumerate(labels)),
+        label2id={lab: i for i, lab in enumerate(labels)})
+    torch.manual_seed(0)
+    model = DebertaV2ForSequenceClassification(config).eval()
+    src = tmp_path / "deberta"
+    tokenizer.save_pretrained(src)
+    model.save_pretrained(src)
+    card = export_judge(src, tmp_path / "deberta-ov", runtime="openvino")
+    pairs, _, _ = validation_pairs()
+    a = ClassifierNLI(str(src), device="cpu").predict(pairs)
+    b = ClassifierNLI(str(tmp_path / "deberta-ov"), device="cpu").predict(pairs)
+    assert max(r.prob for r in a) - min(r.prob for r in a) > 0.05  # the pairs are told apart
+    assert _max_diff(a, b) < 1e-4 and card["max_abs_diff_prob"] < 1e-4
