@@ -22,6 +22,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                    "training data")
     p.add_argument("--calibration-pairs", type=int, default=None, metavar="N",
                    help="pairs drawn from --calibration (default 300)")
+    p.add_argument("--calibration-seed", type=int, default=0, metavar="S", help="their draw's seed")
     p.set_defaults(run=run)
 
 
@@ -31,7 +32,8 @@ def run(args: argparse.Namespace) -> int:
 
     quiet_libraries(None)
     card = export_judge(args.model, args.out, runtime=args.runtime, int8=args.int8,
-                        calibration=args.calibration, calibration_size=args.calibration_pairs)
+                        calibration=args.calibration, calibration_size=args.calibration_pairs,
+                        calibration_seed=args.calibration_seed)
     files = "model.onnx" if args.runtime == "onnx" else "openvino_model.xml/.bin"
     print(f"wrote {args.out}: {files} ({'int8' if args.int8 else 'fp32'}), tokenizer, config, README.md")
     print(f"  preprocessing: premise {card['premise']}, hint {card['hint']}, max length "

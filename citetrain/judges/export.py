@@ -41,10 +41,11 @@ CHECK_PAIRS = [  # written for this check: short, long, supported, partly, not a
 
 def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", int8: bool = False,
                  calibration: str | Path | None = None,
-                 calibration_size: int | None = None) -> dict[str, Any]:
+                 calibration_size: int | None = None, calibration_seed: int = 0) -> dict[str, Any]:
     """Export the classifier folder ``model`` to ``out`` (replaced as a whole when done) for
     ``runtime``; ``calibration``: the dataset an OpenVINO int8 export is calibrated on
-    (:func:`~citetrain.judges.openvino_ir.calibration_pairs`, ``calibration_size`` pairs). Returns
+    (:func:`~citetrain.judges.openvino_ir.calibration_pairs`, ``calibration_size`` pairs drawn with
+    ``calibration_seed``). Returns
     what the card reports (files, preprocessing, agreement with the PyTorch model)."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -75,7 +76,8 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
             raise CitetrainError("--runtime openvino --int8 needs --calibration DATASET (pairs the "
                                  "judge reads, e.g. its training data), and only --int8 uses it")
         if int8:
-            pairs = ir.calibration_pairs(calibration, calibration_size or ir.CALIBRATION_PAIRS)
+            pairs = ir.calibration_pairs(calibration, calibration_size or ir.CALIBRATION_PAIRS,
+                                         calibration_seed)
     reference = ClassifierNLI(str(src), device="cpu", dtype="fp32")
     net = AutoModelForSequenceClassification.from_pretrained(str(src), dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(str(src))
@@ -94,7 +96,7 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
         card = {"source": str(model), "runtime": runtime, "int8": int8,
                 "opset": OPSET if runtime == "onnx" else None,
                 "calibration": None if pairs is None else {"dataset": str(calibration),
-                                                           "pairs": len(pairs)},
+                                                           "pairs": len(pairs), "seed": calibration_seed},
                 "labels": net.config.id2label,
                 "premise": reference.premise, "hint": reference.hint, "max_length": reference.max_length,
                 "stack": None if reference.stack is None else reference.stack.to_config(), **figures}
@@ -161,7 +163,8 @@ def model_card(card: dict[str, Any]) -> str:
     calib = card.get("calibration") or {}
     weights = {("onnx", True): ", int8 dynamic quantization by ONNX Runtime",
                ("openvino", True): f", int8 post-training quantization by NNCF, calibrated on "
-                                   f"{calib.get('pairs')} pairs of `{calib.get('dataset')}`"
+                                   f"{calib.get('pairs')} pairs of `{calib.get('dataset')}` (seed "
+                                   f"{calib.get('seed', 0)})"
                }.get((runtime, card["int8"]), ", fp32")
     made = f"opset {card['opset']}" if runtime == "onnx" else "OpenVINO IR"
     files = ("`model.onnx`" if runtime == "onnx" else "`openvino_model.xml` / `.bin`")
