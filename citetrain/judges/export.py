@@ -76,8 +76,8 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
             raise CitetrainError("--runtime openvino --int8 needs --calibration DATASET (pairs the "
                                  "judge reads, e.g. its training data), and only --int8 uses it")
         if int8:
-            pairs = ir.calibration_pairs(calibration, calibration_size or ir.CALIBRATION_PAIRS,
-                                         calibration_seed)
+            size = ir.CALIBRATION_PAIRS if calibration_size is None else calibration_size
+            pairs = ir.calibration_pairs(calibration, size, calibration_seed)
     reference = ClassifierNLI(str(src), device="cpu", dtype="fp32")
     net = AutoModelForSequenceClassification.from_pretrained(str(src), dtype=torch.float32).eval()
     tokenizer = AutoTokenizer.from_pretrained(str(src))

@@ -37,6 +37,8 @@ def calibration_pairs(dataset: str | Path, n: int = CALIBRATION_PAIRS,
     such as a judge's training data (``data.dataset`` of its recipe)."""
     import datasets
 
+    if n < 1:
+        raise CitetrainError(f"--calibration-pairs must be at least 1, not {n}")
     try:
         data = datasets.load_from_disk(str(dataset))
     except (FileNotFoundError, ValueError) as exc:

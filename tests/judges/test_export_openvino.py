@@ -130,6 +130,9 @@ def test_bad_export_options_and_calibration_sets_are_refused(judge, exported, pa
     datasets.Dataset.from_dict({"premise": ["p"], "text": ["h"]}).save_to_disk(str(bare))
     with pytest.raises(CitetrainError, match=rf"{bare}: no column hypothesis \(columns: premise, text\)"):
         export_judge(judge, tmp_path / "d", runtime="openvino", int8=True, calibration=bare)
+    with pytest.raises(CitetrainError, match="--calibration-pairs must be at least 1, not 0"):
+        export_judge(judge, tmp_path / "e", runtime="openvino", int8=True, calibration=pairs_dataset,
+                     calibration_size=0)
     with pytest.raises(CitetrainError, match="not a datasets folder"):
         calibration_pairs(tmp_path / "nowhere")
     with pytest.raises(CitetrainError, match="is an exported model: export it with --int8"):
