@@ -5,9 +5,11 @@ seeded synthetic records from :mod:`citetrain.synth.records`) with
 
 (a) the cross-encoder judge (:class:`~citetrain.judges.nli.NLIJudge` over ``classifier:PATH``):
     contexts, minimal supporting subsets, edits and EDITDIST ratings, every pair batched. CPU:
-    before (fp32, the ``citeeval`` metric's order: each doc alone first) and after (``int8``
-    weights, ``union_first``; and ``bf16`` weights, ``union_first``, where the CPU multiplies bf16
-    natively: AVX512-BF16 / AMX); CUDA: fp32 and bf16 in the metric's order (int8 is CPU-only);
+    before (fp32, the ``citeeval`` metric's order: each doc alone first, every supporting subset)
+    and after (``int8`` weights, ``union_first``; and ``bf16`` weights, ``union_first``, where the
+    CPU multiplies bf16 natively: AVX512-BF16 / AMX), each after row with ``--subsets`` (default
+    ``needed``: a statement's search stops once its edits are settled, the same ratings); CUDA:
+    fp32 and bf16 in the metric's order (int8 is CPU-only);
     each later row's agreement with the first (same context, edits and rating) is printed;
 (b) the generative judge (:class:`~citetrain.judges.generative.GenerativeJudge`), one F.3 prompt
     per response, byte-level BPE tokenizer trained on the prompts, untrained weights (cost does not
@@ -267,7 +269,7 @@ def worker_row(path: str, dtypes: tuple[str, ...], records: list[Record], args) 
 
     dtype = [d for d in dtypes if "+" not in d][-1]
     judge = make_judge(f"nli:{judge_spec(path, args.with_lexical)}", progress=False, cache=False,
-                       dtype=dtype, union_first=True, workers=args.workers,
+                       dtype=dtype, union_first=True, subsets=args.subsets, workers=args.workers,
                        **({"batch_size": args.batch_size} if args.batch_size else {}))
     judge.score(records[:2 * args.workers], progress=False)
     res, sec = clock(lambda: judge.score(records, progress=False), False)
@@ -369,6 +371,9 @@ def main() -> None:
                     "the judge with lexical recall, mean:classifier:PATH+lexical ((e + r) / 2)")
     ap.add_argument("--workers", type=int, default=0, help="CPU: one more row, the judge in N "
                     "processes of threads/N threads each, each scoring a shard of the records")
+    ap.add_argument("--subsets", choices=("all", "needed"), default="needed",
+                    help="the CPU's after rows (union first): every supporting subset, or only "
+                    "until a statement's edits are settled (default; the same ratings)")
     ap.add_argument("--agreement", action="store_true",
                     help="also meta-evaluate fp32 vs int8 weights on the held-out claims (CPU)")
     args = ap.parse_args()
@@ -438,11 +443,12 @@ def main() -> None:
                                           args.with_lexical)
         if dtype == "int8":
             engine.backend.predict = collecting(engine.backend.predict, asked)
-        judge = NLIJudge(engine, union_first=first)
+        judge = NLIJudge(engine, union_first=first, subsets=args.subsets if first else "all")
         res, sec = clock(lambda: judge.score(records, progress=False), cuda)
         judged[dtype] = res.result.per_statement
         tag = "" if cuda else ("before: ", "after: ")[k > 0]
-        label = f"{'int8 + ' * int8_export}{dtype}, {'union' if first else 'docs alone'} first"
+        label = (f"{'int8 + ' * int8_export}{dtype}, {'union' if first else 'docs alone'} first"
+                 + (", needed subsets" if first and args.subsets == "needed" else ""))
         rows.append(dict(scorer=f"cross-encoder judge, {tag}{label}", dtype=dtype,
                          statements=res.statements, seconds=sec, calls=engine.stats.model_pairs,
                          unit="pairs", split=split(spent, sec)))
@@ -480,9 +486,9 @@ def main() -> None:
         row["statements_per_s"] = row["statements"] / row["seconds"]
         row[f"{row['unit']}_per_s"] = row["calls"] / row["seconds"]
 
-    print(f"{'scorer':<56}{'dtype':>13}{'stmts':>7}{'seconds':>9}{'stmts/s':>10}  model calls")
+    print(f"{'scorer':<72}{'dtype':>13}{'stmts':>7}{'seconds':>9}{'stmts/s':>10}  model calls")
     for r in rows:
-        print(f"{r['scorer']:<56}{r['dtype']:>13}{r['statements']:>7}{r['seconds']:>9.2f}"
+        print(f"{r['scorer']:<72}{r['dtype']:>13}{r['statements']:>7}{r['seconds']:>9.2f}"
               f"{r['statements_per_s']:>10.1f}  {r['calls']} {r['unit']} ({r['calls'] / r['seconds']:.1f}/s)")
     print()
     for d, (n, of) in same.items():
@@ -492,7 +498,7 @@ def main() -> None:
     for r in rows:
         if "split" in r:
             s = r["split"]
-            print(f"  {r['scorer']:<54}{s['tokenize_s']:>8.2f}{s['forward_s']:>8.2f}{s['rest_s']:>8.2f}"
+            print(f"  {r['scorer']:<70}{s['tokenize_s']:>8.2f}{s['forward_s']:>8.2f}{s['rest_s']:>8.2f}"
                   f"   rest {100 * s['rest_s'] / r['seconds']:.0f}%")
     if floor is not None:
         print(f"\nfloor: the int8 row's {floor['pairs']} pairs need {floor['gflop']:.0f} GFLOP of "

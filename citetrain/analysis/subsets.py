@@ -42,6 +42,13 @@ supporting subset that needs a doc outside the pool is missed. ``bench/builder_s
 --passages`` measures how often that changes the gold targets on many-passage records (with the
 lexical NLI against the exhaustive search at ``max_size`` 2).
 
+**Stopping once settled.** ``settled`` (a predicate on the search) is asked after the singles
+are answered: when it holds, the search stops there. The CiteEval metric's ``subsets="needed"``
+(:func:`~citetrain.analysis.support.analyse`) passes one that holds when the statement's edits can
+no longer change (every cited doc entails alone, or nothing is cited and some doc entails alone),
+so its ratings are those of the whole search under any judge; only the reported subsets are
+incomplete.
+
 ``exhaustive=True`` asks every subset of size 1..``max_size`` (plus the union of all docs when
 there are more docs than ``max_size``) in one round and keeps the minimal supporting ones. Under a
 monotone judge (S supports ⇒ every superset supports) both give the same subsets; pruning spends
@@ -101,6 +108,7 @@ class SubsetSearch:
     union_entails: bool | None = None
     calls: int = 0
     pool: int | None = None  # candidate pool for pairs, triples, ...; None: auto_pool
+    settled: Callable[[SubsetSearch], bool] | None = None  # stop after the singles when true
     _step: int = 0
     _asked: list[Subset] = field(default_factory=list)
     _pooled: tuple[int, ...] | None = None  # the pool, when the remaining docs exceed it
@@ -175,6 +183,9 @@ class SubsetSearch:
                 return [(d,) for d in sorted(set(self.cited)) if 1 <= d <= n]
         if step == 0:
             return [(d,) for d in range(1, n + 1)]
+        if step == 1 and self.settled is not None and self.settled(self):
+            self._step = -1
+            return []
         rest = self.remaining
         if step == 1:
             if len(rest) < 2:  # no union to ask: one remaining doc failed alone, or none remain

@@ -17,13 +17,22 @@ The analysis, in rounds batched across every statement given:
 Every round's answers decide only what later rounds read, so asking a statement's response
 context only when the question does not entail it, and its cited set only once it is known to be
 a retrieval statement, gives the same contexts, edits and ratings under any NLI model.
+
+``subsets="needed"`` (the metric only) also stops a statement's subset search once its edits are
+settled (:func:`edits_settled`): after the singles, when every cited doc entails alone, or nothing
+is cited and some doc entails alone, no pair or triple can change them (a cited doc that entails
+alone is relevant, never partial, never redundant, and a single doc is the supporting subset that
+needs the fewest additions). The contexts, edits and ratings are the whole search's under any
+model; the rows' ``support`` then lists the subsets found before the stop. With ``union_first``
+it also skips the cited docs alone after a union that does not entail (the statement is ``model``
+context, whose edits are not computed; under a monotone model no doc alone entails either).
 """
 from __future__ import annotations
 
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence
 
 from citetrain.analysis.subsets import SubsetSearch, is_covered, run_searches
 from citetrain.analysis.editdist import (
@@ -48,6 +57,8 @@ PARTIAL_THRESHOLD = 0.5  # three-way backends: a doc with P(partial) >= this par
 # ExpertQA rand_val against the experts' citation-worthiness)
 QUERY_RECALL = 1.0
 RESPONSE_RECALL = 0.8
+Subsets = Literal["all", "needed"]
+SUBSETS = ("all", "needed")
 
 
 def silver_edits(
@@ -276,6 +287,19 @@ def _cited_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine) -> None:
             s.loo[c] = r.label
 
 
+def edits_settled(valid: Sequence[int]):
+    """A :class:`SubsetSearch` ``settled`` predicate for a statement citing the docs ``valid``
+    (distinct, in range): true once every cited doc entails alone, or, with nothing cited, once
+    some doc entails alone; then :func:`silver_edits` reads nothing a larger subset could change."""
+    cited = tuple(valid)
+
+    def settled(search: SubsetSearch) -> bool:
+        single = search.single
+        return all(single[c - 1] for c in cited) if cited else any(single)
+
+    return settled
+
+
 def analyse(
     stmts: Sequence[StatementAnalysis],
     engine: NLIEngine,
@@ -287,12 +311,21 @@ def analyse(
     union_first: bool = False,
     query_recall: float = QUERY_RECALL,
     response_recall: float = RESPONSE_RECALL,
+    subsets: Subsets = "all",
 ) -> None:
     """Run every round for ``stmts`` (in place). ``search_all``: search supporting subsets for
     every non-empty statement (builders: gold targets for all); ``False`` only for statements
     that are neither query nor response context (the metric: fewer calls). ``union_first``: ask
     the union of all docs before the docs alone (:class:`SubsetSearch`; the judge's order).
-    ``query_recall`` / ``response_recall``: :func:`context_candidates` (0: φ alone, DESIGN §5)."""
+    ``query_recall`` / ``response_recall``: :func:`context_candidates` (0: φ alone, DESIGN §5).
+    ``subsets``: ``"all"`` searches every minimal supporting subset; ``"needed"`` (only with
+    ``search_all=False``) stops each search once the edits are settled (module docstring)."""
+    if subsets not in SUBSETS:
+        raise ValueError(f"subsets must be 'all' or 'needed', got {subsets!r}")
+    if subsets == "needed" and search_all:
+        raise ValueError("subsets='needed' is for the metric (search_all=False): builders keep "
+                         "every supporting subset as a gold target")
+    needed = subsets == "needed"
     _context_round(stmts, engine, query_recall, response_recall)
     todo = [s for s in stmts if not is_empty_statement(s.text)
             and (search_all or s.context is None)]
@@ -300,7 +333,8 @@ def analyse(
         _cited_round(todo, engine)
     for s in todo:
         s.search = SubsetSearch(len(s.docs), max_size, exhaustive, union_first=union_first,
-                                cited=tuple(s.valid))
+                                cited=() if needed else tuple(s.valid),
+                                settled=edits_settled(s.valid) if needed else None)
 
     def ask(jobs: list[tuple[int, tuple[int, ...]]]) -> list[NLIResult]:
         return _ask(engine, [(todo[i], q, (join_docs(todo[i].docs, q), todo[i].text))

@@ -26,6 +26,9 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--union-first", action="store_true", default=None,
                    help="crossencoder / nli: ask the union of a statement's passages before each "
                    "passage alone (fewer calls on mostly unsupported answers)")
+    p.add_argument("--subsets", choices=("all", "needed"), help="crossencoder / nli: 'needed' stops "
+                   "a statement's subset search once its edits are settled: the same ratings with "
+                   "fewer calls; statements.jsonl then lists only the subsets found (default all)")
     p.add_argument("--compile", action="store_true", default=None,
                    help="crossencoder / nli: torch.compile the model (the first batch compiles)")
     p.add_argument("--query-recall", type=float, help="crossencoder / nli: a statement is asked "
@@ -40,9 +43,10 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 
 OPTIONS = {"generative": ("rating", "max_new_tokens", "batch_size"), "teacher": ("rating", "base_url"),
-           "crossencoder": ("dtype", "union_first", "compile", "workers", "query_recall",
+           "crossencoder": ("dtype", "union_first", "subsets", "compile", "workers", "query_recall",
                             "response_recall"),
-           "nli": ("dtype", "union_first", "compile", "workers", "query_recall", "response_recall")}
+           "nli": ("dtype", "union_first", "subsets", "compile", "workers", "query_recall",
+                   "response_recall")}
 
 
 def _options(args: argparse.Namespace) -> dict:

@@ -33,6 +33,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--dtype", help="crossencoder / nli: fp32, bf16, fp16 or int8")
     p.add_argument("--union-first", action="store_true", default=None,
                    help="crossencoder / nli: ask the union of a statement's passages first")
+    p.add_argument("--subsets", choices=("all", "needed"), help="crossencoder / nli: 'needed' stops "
+                   "a statement's subset search once its edits are settled (same ratings, fewer calls)")
     p.add_argument("--compile", action="store_true", default=None,
                    help="crossencoder / nli: torch.compile the model (each worker compiles once)")
     p.add_argument("--query-recall", type=float, help="crossencoder / nli: ask a statement against "
@@ -53,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
 
     fields = {k: getattr(args, k) for k in ("judge", "host", "port", "workers", "max_body_bytes",
                                             "max_passages", "max_items", "max_batch", "wait_ms",
-                                            "threads", "dtype", "union_first", "compile",
+                                            "threads", "dtype", "union_first", "subsets", "compile",
                                             "query_recall", "response_recall")}
     try:
         config = ServeConfig(**fields, timeout_s=args.timeout,

@@ -14,7 +14,7 @@ from typing import Sequence
 from citetrain.judges.base import JudgeResult, timed
 from citetrain.metrics.citeeval import Scenario, citeeval
 from citetrain.analysis.editdist import PUBLISHED_WEIGHTS, Weights
-from citetrain.analysis.support import QUERY_RECALL, RESPONSE_RECALL
+from citetrain.analysis.support import QUERY_RECALL, RESPONSE_RECALL, Subsets
 from citetrain.nli.base import Pair
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
@@ -22,21 +22,25 @@ from citetrain.records import Record
 
 class NLIJudge:
     """``NLIJudge(engine, scenario="both", weights=PUBLISHED_WEIGHTS, max_subset_size=3,
-    union_first=False, query_recall=QUERY_RECALL, response_recall=RESPONSE_RECALL)``:
+    union_first=False, subsets="all", query_recall=QUERY_RECALL, response_recall=RESPONSE_RECALL)``:
     ``union_first`` asks the union of a statement's docs before each doc alone
     (:class:`~citetrain.analysis.subsets.SubsetSearch`): on answers whose statements are mostly
     unsupported it saves most single-doc calls, with the same ratings under a monotone model (a
     cross-encoder is not quite one, so it is off by default: the judge then is the ``citeeval``
-    metric exactly); ``query_recall`` / ``response_recall`` as in the metric (a
+    metric exactly); ``subsets="needed"`` stops each statement's subset search once its edits
+    are settled (the same ratings as ``"all"`` under any model, fewer calls; its rows list only the
+    subsets found); ``query_recall`` / ``response_recall`` as in the metric (a
     statement is asked against the question / the earlier statements only if that premise holds
     this share of its content words; 0: φ alone)."""
 
     def __init__(self, engine: NLIEngine, *, scenario: Scenario = "both",
                  weights: Weights = PUBLISHED_WEIGHTS, max_subset_size: int = 3,
-                 union_first: bool = False, query_recall: float = QUERY_RECALL,
+                 union_first: bool = False, subsets: Subsets = "all",
+                 query_recall: float = QUERY_RECALL,
                  response_recall: float = RESPONSE_RECALL) -> None:
         self.engine = engine
         self.union_first = union_first
+        self.subsets = subsets
         self.query_recall = query_recall
         self.response_recall = response_recall
         self.scenario = scenario
@@ -52,7 +56,7 @@ class NLIJudge:
         self.engine.progress = progress
         return timed(self.name, lambda: citeeval(
             records, self.engine, scenario=self.scenario, weights=self.weights,
-            max_subset_size=self.max_subset_size, union_first=self.union_first,
+            max_subset_size=self.max_subset_size, union_first=self.union_first, subsets=self.subsets,
             query_recall=self.query_recall, response_recall=self.response_recall))
 
     def support(self, pairs: Sequence[Pair]) -> list[float]:

@@ -14,6 +14,10 @@ parser). With φ(P, s) the NLI decision and ``docs`` the record's passages:
   in-range ids in order), of C minus each citation, and the minimal supporting subsets of size
   ≤ ``max_subset_size`` (singletons, then pairs and triples among the docs that do not entail
   alone, skipping supersets of supporting sets; one round per size across all records).
+  ``subsets="needed"`` stops a statement's search once its edits are settled (every cited doc
+  entails alone, or nothing is cited and a doc entails alone): the same contexts, edits and
+  ratings, fewer calls; the rows' ``support`` lists only the subsets found
+  (:mod:`citetrain.analysis.support`).
 * edits (:func:`silver_edits`, DESIGN §5) and rating = EDITDIST of those edits
   (:func:`~citetrain.analysis.editdist.editdist_score`).
 * scenarios: **Full** — every retrieval statement, an uncited one scores 0; **Cited** — retrieval
@@ -32,8 +36,8 @@ from collections import Counter
 from typing import Any, Literal, Sequence
 
 from citetrain.analysis.support import (
-    CREDIBILITY_CAP, QUERY_RECALL, RESPONSE_RECALL, StatementAnalysis, action_counts, analyse,
-    analyses_of, silver_edits,
+    CREDIBILITY_CAP, QUERY_RECALL, RESPONSE_RECALL, SUBSETS, StatementAnalysis, Subsets,
+    action_counts, analyse, analyses_of, silver_edits,
 )
 from citetrain.metrics.base import MetricResult, check_at_most_citations, mean, skipped_info
 from citetrain.analysis.editdist import PUBLISHED_WEIGHTS, Weights, editdist_score
@@ -101,7 +105,7 @@ def _silver_row(s: StatementAnalysis) -> dict[str, Any]:
 
 
 @checked(scenario=SCENARIO, max_subset_size=at_least(1), query_recall=between(0, 1),
-          response_recall=between(0, 1))
+          response_recall=between(0, 1), subsets=one_of(*SUBSETS))
 def citeeval(
     records: Sequence[Record],
     engine: NLIEngine,
@@ -114,6 +118,7 @@ def citeeval(
     union_first: bool = False,
     query_recall: float = QUERY_RECALL,
     response_recall: float = RESPONSE_RECALL,
+    subsets: Subsets = "all",
 ) -> MetricResult:
     """CiteEval Full / Cited ratings with an NLI silver judge (see the module docstring).
 
@@ -131,6 +136,8 @@ def citeeval(
         the earlier statements (response context) only if that premise holds this share of its
         content words (defaults 1.0 and 0.8: it makes no new claim, CiteEval's guideline); 0 is
         DESIGN §5's φ alone (:func:`~citetrain.analysis.support.context_candidates`).
+    subsets : ``"all"`` (every minimal supporting subset, reported per statement) or ``"needed"``
+        (each search stops once the statement's edits are settled: the same ratings, fewer calls).
 
     Returns
     -------
@@ -143,7 +150,7 @@ def citeeval(
     flat = [s for _, sts in per_doc for s in sts]
     analyse(flat, engine, max_size=max_subset_size, search_all=False, weights=weights,
             union_first=union_first, query_recall=query_recall,
-            response_recall=response_recall)
+            response_recall=response_recall, subsets=subsets)
     by_record = [(rid, [_silver_row(s) for s in sts]) for rid, sts in per_doc if sts]
     rows = [row for _, mine in by_record for row in mine]
     scores, per_record, counts = _aggregate(by_record, scenario)
@@ -151,7 +158,7 @@ def citeeval(
         "nli": engine.name, "splitter": splitter_name(), "weights": weights.as_dict(),
         "scenario": scenario, "at_most_citations": at_most_citations,
         "max_subset_size": max_subset_size, "first_line_only": first_line_only,
-        "union_first": union_first, "query_recall": query_recall,
+        "union_first": union_first, "subsets": subsets, "query_recall": query_recall,
         "response_recall": response_recall,
         "credibility_cap": CREDIBILITY_CAP, "records": len(by_record),
         **skipped_info(skipped),

@@ -45,7 +45,7 @@ SPECS: dict[str, dict[str, Spec]] = {
 # info keys that are settings or descriptions, not counts: kept from the first chunk
 SETTINGS = frozenset({
     "at_most_citations", "max_words", "max_subset_size", "credibility_cap", "weights", "scenario",
-    "first_line_only", "union_first", "query_recall", "response_recall", "semantics", "cvcp_unit",
+    "first_line_only", "union_first", "subsets", "query_recall", "response_recall", "semantics", "cvcp_unit",
     "nli", "nli_baseline", "splitter", "spacy_model", "judge", "metric", "annotations"})
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import os
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -34,6 +35,7 @@ class ServeConfig(BaseModel):
     threads: int | None = Field(None, ge=1)  # torch threads per worker (default: cores / workers)
     dtype: str | None = None  # crossencoder / nli: fp32, int8, ...
     union_first: bool | None = None
+    subsets: Literal["all", "needed"] | None = None  # crossencoder / nli: "needed", fewer calls
     compile: bool | None = None  # crossencoder / nli: torch.compile the model
     # crossencoder / nli: context gates (citetrain.analysis.support.context_candidates)
     query_recall: float | None = Field(None, ge=0, le=1)
@@ -42,7 +44,8 @@ class ServeConfig(BaseModel):
     def judge_options(self) -> dict:
         """The options :func:`citetrain.judges.registry.make_judge` takes for this judge."""
         kind = self.judge.partition(":")[0]
-        opts = ({"dtype": self.dtype, "union_first": self.union_first, "compile": self.compile,
+        opts = ({"dtype": self.dtype, "union_first": self.union_first, "subsets": self.subsets,
+                 "compile": self.compile,
                  "query_recall": self.query_recall, "response_recall": self.response_recall}
                 if kind in ("nli", "crossencoder") else {})
         return {k: v for k, v in opts.items() if v is not None}

@@ -51,3 +51,21 @@ def test_union_first_and_dtype_reach_the_judge_and_its_engine():
     assert make_judge("nli:lexical", progress=False).union_first is False
     judge = make_judge("nli:lexical", progress=False, union_first=True, dtype="int8")
     assert judge.union_first is True and judge.engine.backend.is_baseline
+
+
+def test_needed_subsets_from_the_command_line(tmp_path):
+    """``citetrain judge --subsets needed``: the report says so and every statement's context,
+    edits and rating are those of the whole search (the options reach the judge)."""
+    src = REPO / "examples" / "predictions.jsonl"
+    rows, reports = {}, {}
+    for mode in ("all", "needed"):
+        out = tmp_path / mode
+        assert main(["judge", str(src), "--judge", "nli:lexical", "--union-first", "--subsets", mode,
+                     "--out", str(out), "--no-progress"]) == 0
+        reports[mode] = json.loads((out / "judge_report.json").read_text())
+        rows[mode] = [json.loads(x) for x in (out / "statements.jsonl").read_text().splitlines()]
+    key = lambda r: (r["context"], r["edits"], r["rating"])  # noqa: E731
+    assert [key(r) for r in rows["all"]] == [key(r) for r in rows["needed"]]
+    assert reports["needed"]["info"]["subsets"] == "needed"
+    assert make_judge("nli:lexical", progress=False).subsets == "all"
+    assert make_judge("nli:lexical", progress=False, subsets="needed").subsets == "needed"

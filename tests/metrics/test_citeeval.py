@@ -273,3 +273,79 @@ def test_union_first_gives_the_same_ratings_with_fewer_pairs():
         calls[name] = (plain.stats.unique, first.stats.unique)
     assert calls["unsupported"][1] < 0.8 * calls["unsupported"][0]
     assert calls["supported"][1] > calls["supported"][0]  # one more call per supported statement
+
+
+class HashNLI:
+    """A deliberately non-monotone model: entailment by a hash of the pair (about one in three),
+    three-way support with partial support for another third."""
+
+    is_baseline, batch_size, model_id, revision = True, 64, "hash", "1"
+
+    def cost(self, pair):
+        return len(pair[0])
+
+    def predict(self, pairs):
+        from hashlib import blake2b
+
+        from citetrain.nli.base import NLIResult
+
+        out = []
+        for p, h in pairs:
+            v = blake2b(f"{p}\0{h}".encode(), digest_size=2).digest()[0] % 3
+            out.append(NLIResult(float(v == 0), v == 0, ((1.0, 0.0, 0.0), (0.0, 0.0, 1.0),
+                                                          (0.0, 1.0, 0.0))[v]))
+        return out
+
+
+def test_needed_subsets_stop_once_the_edits_are_settled():
+    """"The Nile is long [1]." with doc 1 alone supporting and docs 4 + 5 together too: the whole
+    search reports both subsets; ``subsets="needed"`` stops after the singles (the cited doc
+    entails alone), with the same edits and rating from the 6 single-doc pairs instead of
+    6 + 1 + 5 + 1: the singles, the union of the 5 that fail alone, that union minus each doc
+    (minus 4 and minus 5 fail), then the one pair inside neither failing set, {4, 5}; no triple is
+    left outside them."""
+    table = {"The Nile is long.": [{"nile long"}, {"amazon wide", "amazon water"}]}
+    rec = Record(id="n", question="q", docs=DOCS, output="The Nile is long [1].")
+    rows, pairs = {}, {}
+    for mode in ("all", "needed"):
+        backend = TableNLI(table)
+        res = citeeval([rec], NLIEngine(backend, progress=False), subsets=mode)
+        rows[mode], pairs[mode] = res.per_statement[0], len(backend.calls)
+        assert res.info["subsets"] == mode
+    assert rows["all"]["support"] == [[1], [4, 5]] and rows["needed"]["support"] == [[1]]
+    # no uncited doc entails alone (no add-credibility): the citation is kept, EDITDIST exactly 1
+    assert rows["all"]["edits"] == rows["needed"]["edits"] == []
+    assert rows["all"]["rating"] == rows["needed"]["rating"] == 1.0
+    # the cited set {1} reads as doc 1 alone: the engine asks it once
+    assert (pairs["all"], pairs["needed"]) == (6 + 1 + 5 + 1, 6)
+
+
+@pytest.mark.parametrize("union_first", [False, True])
+def test_needed_subsets_give_the_same_ratings_with_fewer_pairs(union_first):
+    """Under any model (a hashed, non-monotone one) the docs-alone-first order gives the same
+    contexts, edits and ratings with ``subsets="needed"``; union first, under the monotone lexical
+    model (a failing union's cited docs alone are skipped: none entails under a monotone model)."""
+    from citetrain.synth.records import synth_records
+
+    records = synth_records(30, seed=5)
+    key = lambda r: (r["context"], r["edits"], r["rating"], r["full"], r["cited"])  # noqa: E731
+    backends = [HashNLI] + ([LexicalNLI] if union_first else [])
+    for make in backends:
+        got, pairs = {}, {}
+        for mode in ("all", "needed"):
+            engine = NLIEngine(make(), progress=False)
+            res = citeeval(records, engine, subsets=mode, union_first=union_first and make is LexicalNLI)
+            got[mode], pairs[mode] = res, engine.stats.unique
+        assert [key(r) for r in got["all"].per_statement] == [key(r) for r in got["needed"].per_statement]
+        assert got["all"].scores == got["needed"].scores
+        assert pairs["needed"] < pairs["all"], make
+
+
+def test_needed_subsets_are_for_the_metric():
+    from citetrain.analysis.support import analyse, analyses_of
+
+    stmts = analyses_of(Record(id="n", question="q", docs=DOCS, output="The Nile is long [1]."))
+    with pytest.raises(ValueError, match="builders keep every supporting subset"):
+        analyse(stmts, NLIEngine(LexicalNLI(), progress=False), subsets="needed")
+    with pytest.raises(ValueError, match="subsets"):
+        citeeval([], NLIEngine(LexicalNLI(), progress=False), subsets="some")

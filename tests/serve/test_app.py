@@ -156,3 +156,8 @@ def test_context_gates_reach_the_served_judge():
     assert ServeConfig(judge="generative:x", query_recall=0).judge_options() == {}
     with pytest.raises(pydantic.ValidationError, match="query_recall"):
         ServeConfig(judge="nli:lexical", query_recall=1.5)
+    needed = ServeConfig(judge="nli:lexical", subsets="needed").judge_options()
+    assert needed == {"subsets": "needed"}
+    assert make_judge("nli:lexical", progress=False, cache=False, **needed).subsets == "needed"
+    with pytest.raises(pydantic.ValidationError, match="subsets"):
+        ServeConfig(judge="nli:lexical", subsets="some")
