@@ -23,9 +23,8 @@ settled (:func:`edits_settled`): after the singles, when every cited doc entails
 is cited and some doc entails alone, no pair or triple can change them (a cited doc that entails
 alone is relevant, never partial, never redundant, and a single doc is the supporting subset that
 needs the fewest additions). The contexts, edits and ratings are the whole search's under any
-model; the rows' ``support`` then lists the subsets found before the stop. With ``union_first``
-it also skips the cited docs alone after a union that does not entail (the statement is ``model``
-context, whose edits are not computed; under a monotone model no doc alone entails either).
+model, in either order (``union_first`` or not); the rows' ``support`` then lists the subsets
+found before the stop.
 """
 from __future__ import annotations
 
@@ -333,7 +332,7 @@ def analyse(
         _cited_round(todo, engine)
     for s in todo:
         s.search = SubsetSearch(len(s.docs), max_size, exhaustive, union_first=union_first,
-                                cited=() if needed else tuple(s.valid),
+                                cited=tuple(s.valid),
                                 settled=edits_settled(s.valid) if needed else None)
 
     def ask(jobs: list[tuple[int, tuple[int, ...]]]) -> list[NLIResult]:
