@@ -22,9 +22,10 @@ a retrieval statement, gives the same contexts, edits and ratings under any NLI 
 settled (:func:`edits_settled`): after the singles, when every cited doc entails alone, or nothing
 is cited and some doc entails alone, no pair or triple can change them (a cited doc that entails
 alone is relevant, never partial, never redundant, and a single doc is the supporting subset that
-needs the fewest additions). The contexts, edits and ratings are the whole search's under any
-model, in either order (``union_first`` or not); the rows' ``support`` then lists the subsets
-found before the stop.
+needs the fewest additions), and it does not ask the cited set less a citation that entails
+alone (the edits read that only for a citation that does not). The contexts, edits and ratings
+are the whole search's under any model, in either order (``union_first`` or not); the rows'
+``support`` then lists the subsets found before the stop.
 """
 from __future__ import annotations
 
@@ -271,14 +272,20 @@ def _context_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine,
                 s.context = kind
 
 
-def _cited_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine) -> None:
+def _cited_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine,
+                 needed: bool = False) -> None:
+    """φ of each statement's cited set C and of C minus each citation (``loo``); ``needed``
+    (after the subset search): not C minus a citation that entails alone, which the edits never
+    read (:func:`silver_edits` keeps such a citation without asking)."""
     jobs: list[Job] = []
     for s in stmts:
         valid = s.valid
         if valid:
             jobs.append((s, 0, (join_docs(s.docs, valid), s.text)))
         if len(valid) > 1:
-            jobs += [(s, c, (join_docs(s.docs, [v for v in valid if v != c]), s.text)) for c in valid]
+            single = s.single if needed else [False] * len(s.docs)
+            jobs += [(s, c, (join_docs(s.docs, [v for v in valid if v != c]), s.text))
+                     for c in valid if not single[c - 1]]
     for (s, c, _), r in zip(jobs, _ask(engine, jobs)):
         if c == 0:
             s.joint = r.label
@@ -344,7 +351,7 @@ def analyse(
         if s.context is None:
             s.context = "retrieval" if s.search.supported else "model"  # type: ignore[union-attr]
     if not search_all:  # the cited set is read by the edits of retrieval statements only
-        _cited_round([s for s in todo if s.context == "retrieval"], engine)
+        _cited_round([s for s in todo if s.context == "retrieval"], engine, needed)
     for s in stmts:
         if s.context == "retrieval":
             s.edits = silver_edits(s.cites, len(s.docs), s.single, s.partial, s.joint, s.loo,
