@@ -17,12 +17,15 @@ Pruned search (the default), one round per step, every round batched across all 
    contains a supporting set already found and any set inside a set known to fail (monotonicity:
    a subset of a failing set fails).
 
-``union_first=True`` (the judge's order, for data where most statements are unsupported) asks the
-union of all docs before step 1: when it does not entail, no subset will (monotonicity), so only
-the statement's ``cited`` docs are asked alone (their partial support decides CiteEval's edits)
-and the search stops — 1 + |cited| calls instead of n + 1; when it entails, the search goes on as
-above (step 2 is then answered already when no doc entails alone). Under a monotone judge the
-subsets, the single-doc decisions of the cited docs and so the edits are the same.
+``union_first=True`` (the judge's order, for data where most statements are unsupported) asks
+the statement's ``cited`` docs alone first, then the union of all docs unless one of them entails
+alone (the statement is then supported whatever the union says), or the union first when nothing
+is cited: when the union does not entail, no subset will (monotonicity) and the search stops —
+|cited| + 1 calls instead of n + 1; otherwise the docs not yet asked alone, and the search goes on
+as above (step 2 is then answered already when no doc entails alone). Under a monotone judge the
+subsets, the single-doc decisions of the cited docs and so the edits are the same; under any
+judge, a statement with a cited doc that entails alone is searched exactly as in the docs-alone
+order, without the union call.
 
 **Many passages.** Pairs, triples, ... are enumerated among a *candidate pool*: all the remaining
 docs when there are at most ``pool`` of them (the search above, exactly), else the ``pool``
@@ -163,8 +166,32 @@ class SubsetSearch:
                 return asked
         return []
 
+    def _lead_in(self) -> list[Subset] | None:
+        """``union_first``'s rounds, read off what is known: the cited docs alone (or, with none
+        cited, the union of all docs); the union when no cited doc entails alone; then the docs
+        not yet asked alone. ``[]`` with the search done when the union does not entail; ``None``
+        once every doc alone is answered (the search goes on from its step 1)."""
+        n = self.n_docs
+        every = tuple(range(1, n + 1))
+        cited = sorted({d for d in self.cited if 1 <= d <= n})
+        if not self.known:
+            return [(d,) for d in cited] if cited else [every]
+        union = self.known.get(frozenset(every))
+        if union is False:  # nothing entails (monotone): the search stops here
+            self.union_entails, self._step = False, -1
+            return []
+        if union is None and not any(self.single[d - 1] for d in cited):
+            return [every]
+        unasked = [d for d in every if self.single_results[d - 1] is None]
+        return [(d,) for d in unasked] if unasked else None
+
     def _next(self) -> list[Subset]:
         n, k = self.n_docs, self.max_size
+        if self.union_first and n >= 2 and not self.exhaustive and self._step == 0:
+            lead = self._lead_in()
+            if lead is not None:
+                return lead
+            self._step = 1  # every doc alone is answered: on from the union of the rest
         step, self._step = self._step, self._step + 1
         if self.exhaustive:
             if step > 0:
@@ -174,13 +201,6 @@ class SubsetSearch:
             if n > max(k, 1):
                 subsets.append(tuple(range(1, n + 1)))
             return subsets
-        if self.union_first and n >= 2:
-            if step == 0:
-                return [tuple(range(1, n + 1))]
-            step -= 1
-            if step == 0 and not self.known[frozenset(range(1, n + 1))]:
-                self.union_entails, self._step = False, -1  # nothing entails: the cited docs alone
-                return [(d,) for d in sorted(set(self.cited)) if 1 <= d <= n]
         if step == 0:
             return [(d,) for d in range(1, n + 1)]
         if step == 1 and self.settled is not None and self.settled(self):

@@ -322,7 +322,8 @@ def analyse(
     """Run every round for ``stmts`` (in place). ``search_all``: search supporting subsets for
     every non-empty statement (builders: gold targets for all); ``False`` only for statements
     that are neither query nor response context (the metric: fewer calls). ``union_first``: ask
-    the union of all docs before the docs alone (:class:`SubsetSearch`; the judge's order).
+    the cited docs alone, then the union of all docs unless one of them entails, before the
+    other docs alone (:class:`SubsetSearch`; the judge's order).
     ``query_recall`` / ``response_recall``: :func:`context_candidates` (0: φ alone, DESIGN §5).
     ``subsets``: ``"all"`` searches every minimal supporting subset; ``"needed"`` (only with
     ``search_all=False``) stops each search once the edits are settled (module docstring)."""

@@ -24,8 +24,9 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--dtype", help="crossencoder / nli model: auto, fp32, bf16, fp16 or int8 (CPU "
                    "serving: bf16 where the CPU has AMX / AVX512-BF16, else int8 Linear layers)")
     p.add_argument("--union-first", action="store_true", default=None,
-                   help="crossencoder / nli: ask the union of a statement's passages before each "
-                   "passage alone (fewer calls on mostly unsupported answers)")
+                   help="crossencoder / nli: ask a statement's cited passages alone, then the union of "
+                   "its passages unless one of them supports it, before the other passages alone "
+                   "(fewer calls on mostly unsupported answers)")
     p.add_argument("--subsets", choices=("all", "needed"), help="crossencoder / nli: 'needed' stops "
                    "a statement's subset search once its edits are settled: the same ratings with "
                    "fewer calls; statements.jsonl then lists only the subsets found (default all)")

@@ -32,7 +32,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        help=f"{text} (default {d[key].default})")
     p.add_argument("--dtype", help="crossencoder / nli: fp32, bf16, fp16 or int8")
     p.add_argument("--union-first", action="store_true", default=None,
-                   help="crossencoder / nli: ask the union of a statement's passages first")
+                   help="crossencoder / nli: ask the cited passages alone, then the union of all, "
+                   "before the other passages alone")
     p.add_argument("--subsets", choices=("all", "needed"), help="crossencoder / nli: 'needed' stops "
                    "a statement's subset search once its edits are settled (same ratings, fewer calls)")
     p.add_argument("--compile", action="store_true", default=None,

@@ -23,9 +23,10 @@ from citetrain.records import Record
 class NLIJudge:
     """``NLIJudge(engine, scenario="both", weights=PUBLISHED_WEIGHTS, max_subset_size=3,
     union_first=False, subsets="all", query_recall=QUERY_RECALL, response_recall=RESPONSE_RECALL)``:
-    ``union_first`` asks the union of a statement's docs before each doc alone
-    (:class:`~citetrain.analysis.subsets.SubsetSearch`): on answers whose statements are mostly
-    unsupported it saves most single-doc calls, with the same ratings under a monotone model (a
+    ``union_first`` asks a statement's cited docs alone, then the union of its docs unless one of
+    them entails, before the other docs alone (:class:`~citetrain.analysis.subsets.SubsetSearch`):
+    on answers whose statements are mostly unsupported it saves most single-doc calls, with the
+    same ratings under a monotone model (a
     cross-encoder is not quite one, so it is off by default: the judge then is the ``citeeval``
     metric exactly); ``subsets="needed"`` stops each statement's subset search once its edits
     are settled (the same ratings as ``"all"`` under any model, fewer calls; its rows list only the

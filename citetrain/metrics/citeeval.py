@@ -131,7 +131,9 @@ def citeeval(
     at_most_citations : keep only the first this many ids of a statement (``None``: all).
     max_subset_size : largest supporting subset searched (k); 1 searches singletons only.
     first_line_only : cut the output at its first newline as ALCE does (CiteEval does not).
-    union_first : ask the union of a statement's docs before each doc alone.
+    union_first : ask the statement's cited docs alone, then the union of its docs unless one of
+        them entails (the union first when nothing is cited), before the other docs alone
+        (:class:`~citetrain.analysis.subsets.SubsetSearch`).
     query_recall, response_recall : a statement is asked against the question (query context) or
         the earlier statements (response context) only if that premise holds this share of its
         content words (defaults 1.0 and 0.8: it makes no new claim, CiteEval's guideline); 0 is

@@ -384,11 +384,25 @@ def union_first(n_docs: int, family, cited=(), max_size: int = 3):
     return search, judge
 
 
-def test_union_first_unsupported_asks_the_union_then_the_cited_docs():
+def test_union_first_unsupported_asks_the_cited_docs_then_the_union():
     s, judge = union_first(5, [], cited=(4, 2, 9))  # 9 is beyond the docs: never asked
-    assert judge.asked == [(1, 2, 3, 4, 5), (2,), (4,)]
+    assert judge.asked == [(2,), (4,), (1, 2, 3, 4, 5)]
     assert s.calls == 3 and not s.supported and s.union_entails is False
     assert s.single == [False] * 5 and s.support == []
+
+
+def test_union_first_a_cited_doc_that_entails_spares_the_union():
+    """Doc 2 is cited and entails alone: the statement is supported whatever the union says, so
+    the union of all docs is never asked; the other docs alone next, then the search goes on
+    (the union of the docs that fail alone, {1, 3, 4}, fails: done)."""
+    s, judge = union_first(4, [{2}], cited=(2,))
+    assert judge.asked == [(2,), (1,), (3,), (4,), (1, 3, 4)]
+    assert s.support == fs({2}) and s.supported and s.union_entails is False
+
+
+def test_union_first_uncited_asks_the_union_first():
+    s, judge = union_first(3, [])
+    assert judge.asked == [(1, 2, 3)] and not s.supported
 
 
 def test_union_first_supported_goes_on_without_asking_the_union_twice():

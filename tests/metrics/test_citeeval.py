@@ -272,7 +272,9 @@ def test_union_first_gives_the_same_ratings_with_fewer_pairs():
         assert a.scores == b.scores and b.info["union_first"] is True
         calls[name] = (plain.stats.unique, first.stats.unique)
     assert calls["unsupported"][1] < 0.8 * calls["unsupported"][0]
-    assert calls["supported"][1] > calls["supported"][0]  # one more call per supported statement
+    # supported answers: a cited doc that entails alone spares the union (an uncited supported
+    # statement asks it once more than the metric's order), so fewer calls here too
+    assert calls["supported"][1] < calls["supported"][0]
 
 
 class HashNLI:

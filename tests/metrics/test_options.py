@@ -49,7 +49,9 @@ def test_options_are_the_keyword_only_parameters():
     assert list(metric_options(alce)) == ["at_most_citations"]
     assert "scenario" in metric_options(citeeval)  # @checked keeps the signature
     assert set(rules_of(citeeval)) == {"at_most_citations", "scenario", "max_subset_size",
-                                       "query_recall", "response_recall"}
+                                       "query_recall", "response_recall", "subsets"}
+    assert any("options.citeeval.subsets" in e
+               for e in option_errors({"citeeval": {"subsets": "some"}})[1])
 
 
 def test_every_problem_is_collected():
