@@ -98,15 +98,18 @@ def main() -> None:
                     "shape, random weights)")
     ap.add_argument("--dtype", help="fp32 (default) or int8, for the server and the baseline")
     ap.add_argument("--union-first", action="store_true")
+    ap.add_argument("--subsets", choices=("all", "needed"), help="the judge's subset search "
+                    "(default all; needed: the same ratings from fewer pairs)")
     args = ap.parse_args()
 
     records, source = load_records(args.records)
     tmp = tempfile.TemporaryDirectory(prefix="citetrain-serve-bench-")
     path, what = crossencoder_path(args.crossencoder, records, Path(tmp.name),
                                    MINILM["num_hidden_layers"])
-    options = {k: v for k, v in (("dtype", args.dtype), ("union_first", args.union_first or None))
-               if v is not None}
-    extra = (["--dtype", args.dtype] if args.dtype else []) + (["--union-first"] if args.union_first else [])
+    options = {k: v for k, v in (("dtype", args.dtype), ("union_first", args.union_first or None),
+                                 ("subsets", args.subsets)) if v is not None}
+    extra = ((["--dtype", args.dtype] if args.dtype else []) + (["--union-first"] if args.union_first else [])
+             + (["--subsets", args.subsets] if args.subsets else []))
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch threads "
           f"{args.threads}; records: {source}; cross-encoder: {what}; {options or 'fp32'}")
     n, secs = baseline(path, records, args.threads, options)

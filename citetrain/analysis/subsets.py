@@ -45,12 +45,12 @@ supporting subset that needs a doc outside the pool is missed. ``bench/builder_s
 --passages`` measures how often that changes the gold targets on many-passage records (with the
 lexical NLI against the exhaustive search at ``max_size`` 2).
 
-**Stopping once settled.** ``settled`` (a predicate on the search) is asked after the singles
-are answered: when it holds, the search stops there. The CiteEval metric's ``subsets="needed"``
-(:func:`~citetrain.analysis.support.analyse`) passes one that holds when the statement's edits can
-no longer change (every cited doc entails alone, or nothing is cited and some doc entails alone),
-so its ratings are those of the whole search under any judge; only the reported subsets are
-incomplete.
+**A plan for the docs alone.** ``plan`` (a function of the search) names the docs to ask alone
+in the next round, given the answers so far: ``None`` for every doc not asked yet (the search
+above), an empty list when the statement's edits are settled and the search stops there. The
+CiteEval metric's ``subsets="needed"`` (:func:`~citetrain.analysis.support.edits_plan`) asks the
+cited docs first, then only the other docs the edits can read, so its ratings are those of the
+whole search under any judge; only the reported subsets are incomplete.
 
 ``exhaustive=True`` asks every subset of size 1..``max_size`` (plus the union of all docs when
 there are more docs than ``max_size``) in one round and keeps the minimal supporting ones. Under a
@@ -111,7 +111,7 @@ class SubsetSearch:
     union_entails: bool | None = None
     calls: int = 0
     pool: int | None = None  # candidate pool for pairs, triples, ...; None: auto_pool
-    settled: Callable[[SubsetSearch], bool] | None = None  # stop after the singles when true
+    plan: Callable[[SubsetSearch], Sequence[int] | None] | None = None  # docs alone next
     _step: int = 0
     _asked: list[Subset] = field(default_factory=list)
     _pooled: tuple[int, ...] | None = None  # the pool, when the remaining docs exceed it
@@ -166,32 +166,44 @@ class SubsetSearch:
                 return asked
         return []
 
-    def _lead_in(self) -> list[Subset] | None:
-        """``union_first``'s rounds, read off what is known: the cited docs alone (or, with none
-        cited, the union of all docs); the union when no cited doc entails alone; then the docs
-        not yet asked alone. ``[]`` with the search done when the union does not entail; ``None``
-        once every doc alone is answered (the search goes on from its step 1)."""
+    def _singles(self) -> list[Subset] | None:
+        """The rounds of docs alone, read off what is known; ``[]`` with the search done (the
+        union fails, or :attr:`plan` says the edits are settled), ``None`` once every doc alone
+        the search needs is answered (it goes on from its step 1).
+
+        With ``union_first`` (two or more docs): the cited docs alone (or, with none cited, the
+        union of all docs); the union when no cited doc entails alone; then the other docs. The
+        docs alone are those :attr:`plan` names (every one not asked yet when it names none)."""
         n = self.n_docs
         every = tuple(range(1, n + 1))
-        cited = sorted({d for d in self.cited if 1 <= d <= n})
-        if not self.known:
-            return [(d,) for d in cited] if cited else [every]
-        union = self.known.get(frozenset(every))
-        if union is False:  # nothing entails (monotone): the search stops here
-            self.union_entails, self._step = False, -1
+        if self.union_first and n >= 2:
+            cited = sorted({d for d in self.cited if 1 <= d <= n})
+            if not self.known:
+                return [(d,) for d in cited] if cited else [every]
+            union = self.known.get(frozenset(every))
+            if union is False:  # nothing entails (monotone): the search stops here
+                self.union_entails, self._step = False, -1
+                return []
+            if union is None and not any(self.single[d - 1] for d in cited):
+                return [every]
+        wanted = self.plan(self) if self.plan is not None else None
+        if wanted is None:
+            wanted = [d for d in every if self.single_results[d - 1] is None]
+            return [(d,) for d in wanted] if wanted else None
+        if not wanted:  # settled: nothing a larger subset or another doc could change
+            self._step = -1
             return []
-        if union is None and not any(self.single[d - 1] for d in cited):
-            return [every]
-        unasked = [d for d in every if self.single_results[d - 1] is None]
-        return [(d,) for d in unasked] if unasked else None
+        return [(d,) for d in wanted]
 
     def _next(self) -> list[Subset]:
         n, k = self.n_docs, self.max_size
-        if self.union_first and n >= 2 and not self.exhaustive and self._step == 0:
-            lead = self._lead_in()
+        if not self.exhaustive and self._step == 0:
+            lead = self._singles()
             if lead is not None:
                 return lead
-            self._step = 1  # every doc alone is answered: on from the union of the rest
+            if self.done:
+                return []
+            self._step = 1  # every doc alone the search needs is answered: on from step 1
         step, self._step = self._step, self._step + 1
         if self.exhaustive:
             if step > 0:
@@ -201,11 +213,6 @@ class SubsetSearch:
             if n > max(k, 1):
                 subsets.append(tuple(range(1, n + 1)))
             return subsets
-        if step == 0:
-            return [(d,) for d in range(1, n + 1)]
-        if step == 1 and self.settled is not None and self.settled(self):
-            self._step = -1
-            return []
         rest = self.remaining
         if step == 1:
             if len(rest) < 2:  # no union to ask: one remaining doc failed alone, or none remain

@@ -18,14 +18,15 @@ Every round's answers decide only what later rounds read, so asking a statement'
 context only when the question does not entail it, and its cited set only once it is known to be
 a retrieval statement, gives the same contexts, edits and ratings under any NLI model.
 
-``subsets="needed"`` (the metric only) also stops a statement's subset search once its edits are
-settled (:func:`edits_settled`): after the singles, when every cited doc entails alone, or nothing
-is cited and some doc entails alone, no pair or triple can change them (a cited doc that entails
-alone is relevant, never partial, never redundant, and a single doc is the supporting subset that
-needs the fewest additions), and it does not ask the cited set less a citation that entails
-alone (the edits read that only for a citation that does not). The contexts, edits and ratings
-are the whole search's under any model, in either order (``union_first`` or not); the rows'
-``support`` then lists the subsets found before the stop.
+``subsets="needed"`` (the metric only) asks, of a statement's docs alone, only those its edits
+can read (:func:`edits_plan`): the cited docs first; when every one of them entails alone, only
+the first uncited docs that entail alone up to the credibility cap (in id order); with nothing
+cited, the docs one at a time until one entails; and then no pair or triple, since none could
+change an edit (a cited doc that entails alone is relevant, never partial, never redundant, and a
+single doc is the supporting subset that needs the fewest additions). It does not ask the cited
+set less a citation that entails alone either (the edits read that only for a citation that does
+not). The contexts, edits and ratings are the whole search's under any model, in either order
+(``union_first`` or not); the rows' ``support`` then lists only the subsets found.
 """
 from __future__ import annotations
 
@@ -293,17 +294,36 @@ def _cited_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine,
             s.loo[c] = r.label
 
 
-def edits_settled(valid: Sequence[int]):
-    """A :class:`SubsetSearch` ``settled`` predicate for a statement citing the docs ``valid``
-    (distinct, in range): true once every cited doc entails alone, or, with nothing cited, once
-    some doc entails alone; then :func:`silver_edits` reads nothing a larger subset could change."""
+def edits_plan(valid: Sequence[int], credibility_cap: int = CREDIBILITY_CAP):
+    """A :class:`SubsetSearch` ``plan`` for a statement citing the docs ``valid`` (distinct, in
+    range): the docs alone its edits (:func:`silver_edits`) can still read, given the answers.
+
+    The cited docs first. When every one of them entails alone, the edits read of the others
+    only the first ``credibility_cap - |valid|`` that entail alone, in id order (add-credibility;
+    nothing is partial, redundant or missing): those are asked that many at a time, and the search
+    stops once they are found or none is left. With nothing cited, the edits read only the first
+    doc that entails alone (add-evidence: a single doc needs the fewest additions): the docs are
+    asked one at a time in id order until one does. Otherwise every doc alone and the whole search
+    (``None``)."""
     cited = tuple(valid)
 
-    def settled(search: SubsetSearch) -> bool:
-        single = search.single
-        return all(single[c - 1] for c in cited) if cited else any(single)
+    def plan(search: SubsetSearch) -> list[int] | None:
+        results, single = search.single_results, search.single
+        unasked = [d for d in range(1, search.n_docs + 1) if results[d - 1] is None]
+        first = [c for c in cited if results[c - 1] is None]
+        if first:
+            return first
+        if cited and not all(single[c - 1] for c in cited):
+            return None
+        if cited:
+            found = sum(single[d - 1] for d in range(1, search.n_docs + 1) if d not in cited)
+            need = credibility_cap - len(cited) - found
+            return unasked[:need] if need > 0 else []
+        if any(single):
+            return []
+        return unasked[:1] or None
 
-    return settled
+    return plan
 
 
 def analyse(
@@ -341,7 +361,7 @@ def analyse(
     for s in todo:
         s.search = SubsetSearch(len(s.docs), max_size, exhaustive, union_first=union_first,
                                 cited=tuple(s.valid),
-                                settled=edits_settled(s.valid) if needed else None)
+                                plan=edits_plan(s.valid) if needed else None)
 
     def ask(jobs: list[tuple[int, tuple[int, ...]]]) -> list[NLIResult]:
         return _ask(engine, [(todo[i], q, (join_docs(todo[i].docs, q), todo[i].text))

@@ -349,3 +349,34 @@ def test_needed_subsets_are_for_the_metric():
         analyse(stmts, NLIEngine(LexicalNLI(), progress=False), subsets="needed")
     with pytest.raises(ValueError, match="subsets"):
         citeeval([], NLIEngine(LexicalNLI(), progress=False), subsets="some")
+
+
+def test_needed_subsets_ask_only_the_docs_alone_the_edits_read():
+    """"X [1]." where docs 1, 2 and 4 each support X alone: doc 1 (cited) first; the edits then
+    read the first two uncited docs that support alone (add-credibility up to 3 citations), asked
+    two at a time in id order: 2 and 3 (one found), then 4 (the second): 4 pairs, not 6 + the union
+    of the docs that fail alone. "Y." (uncited) with docs 3 and 5 supporting, union first: the
+    union, then docs one at a time until one supports: 1, 2, 3; add-evidence 3."""
+    table = {"X.": [{"nile long"}, {"moon cheese"}, {"amazon wide"}],
+             "Y.": [{"nile is long indeed"}, {"amazon water"}]}
+    cases = {"X.": (Record(id="x", question="q", docs=DOCS, output="X [1]."), False),
+             "Y.": (Record(id="y", question="q", docs=DOCS, output="Y."), True)}
+    for hyp, (rec, first) in cases.items():
+        rows, asked = {}, {}
+        for mode in ("all", "needed"):
+            backend = TableNLI(table)
+            rows[mode] = citeeval([rec], NLIEngine(backend, progress=False), subsets=mode,
+                                  union_first=first).per_statement[0]
+            asked[mode] = sorted(p for p, _ in backend.calls)  # the engine sorts a round by length
+        assert rows["all"]["edits"] == rows["needed"]["edits"], hyp
+        assert rows["all"]["rating"] == rows["needed"]["rating"], hyp
+        alone = [join_docs(DOCS, [d]) for d in range(1, 7)]
+        if hyp == "X.":
+            assert rows["needed"]["edits"] == [("add-credibility", 2), ("add-credibility", 4)]
+            assert rows["needed"]["rating"] == pytest.approx((1.0030 + 2 * 0.4340) / 3 - 0.0109)
+            assert asked["needed"] == sorted(alone[:4])
+            assert len(asked["all"]) == 6 + 1
+        else:
+            assert rows["needed"]["edits"] == [("add-evidence", 3)]
+            assert asked["needed"] == sorted([join_docs(DOCS, range(1, 7))] + alone[:3])
+            assert len(asked["all"]) == 1 + 6 + 1
