@@ -31,7 +31,8 @@ a WordPiece tokenizer trained on the records, saved to a temporary folder and re
 ``classifier:PATH`` (the same architecture, so the same speed). A ``citetrain export`` folder (ONNX
 or OpenVINO, fp32 or int8 as exported) gets the fp32 and bf16 rows (bf16: OpenVINO's inference
 precision for what is not int8). Figures only; nothing is asserted.
-``--json PATH`` writes them. ``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer
+``--warm-records N``: each judge row first scores the N answers after the timed ones, untimed,
+and forgets them (steady state, as a serving judge runs). ``--json PATH`` writes them. ``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer
 config cross-encoder, tiny generative judge on 4 prompts, 8 new tokens). ``--compile``: one more
 row, bf16 weights (fp32 without native bf16) through ``torch.compile`` (the classifier's ``compile``
 option; the compile itself is timed apart). ``--with-lexical``: the cross-encoder rows read the
@@ -374,6 +375,9 @@ def main() -> None:
     ap.add_argument("--subsets", choices=("all", "needed"), default="needed",
                     help="the CPU's after rows (union first): every supporting subset, or only "
                     "until a statement's edits are settled (default; the same ratings)")
+    ap.add_argument("--warm-records", type=int, default=0, help="the judge rows first score the "
+                    "next N answers untimed (steady state, as a serving judge runs: the runtime has "
+                    "seen most shapes), then forget them; default 0 (a fresh model per row)")
     ap.add_argument("--agreement", action="store_true",
                     help="also meta-evaluate fp32 vs int8 weights on the held-out claims (CPU)")
     args = ap.parse_args()
@@ -412,7 +416,11 @@ def main() -> None:
     print(f"device: {device} | torch {torch.__version__} | transformers {transformers.__version__} | "
           f"cross-encoder dtypes: {', '.join(ce_dtypes)}; generative: "
           f"{'bfloat16' if args.gen_shape == '1.5b' else 'float32'}")
-    records, source = load_records(args.records, args.synthetic, args.expertqa)
+    records, source = load_records(args.records + args.warm_records, args.synthetic, args.expertqa)
+    records, warm_records = records[:args.records], records[args.records:]
+    if warm_records:
+        source += (f": the first {len(records)} timed; each judge row first scores the other "
+                   f"{len(warm_records)}, untimed")
     n_statements = sum(len(statements(r.output, first_line_only=False)) for r in records)
     statements("Warm up the sentence splitter. Done.")
     tmp = tempfile.TemporaryDirectory(prefix="citetrain-bench-")
@@ -441,9 +449,14 @@ def main() -> None:
         first = not cuda and k > 0  # on the CPU the rows after fp32 ask the union first
         engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm,
                                           args.with_lexical)
+        judge = NLIJudge(engine, union_first=first, subsets=args.subsets if first else "all")
+        if warm_records:  # steady state: other answers first, untimed, then nothing remembered
+            judge.score(warm_records, progress=False)
+            engine.forget()
+            engine.stats.model_pairs = 0
+            spent.update({key: 0.0 for key in spent})
         if dtype == "int8":
             engine.backend.predict = collecting(engine.backend.predict, asked)
-        judge = NLIJudge(engine, union_first=first, subsets=args.subsets if first else "all")
         res, sec = clock(lambda: judge.score(records, progress=False), cuda)
         judged[dtype] = res.result.per_statement
         tag = "" if cuda else ("before: ", "after: ")[k > 0]

@@ -19,11 +19,14 @@ def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "x.json"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "2"}
     got = subprocess.run([sys.executable, "bench/judge_throughput.py", "--smoke", "--compile",
-                          "--workers", "2", "--json", str(out)],
+                          "--workers", "2", "--warm-records", "3", "--json", str(out)],
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert got.returncode == 0, got.stdout[-3000:] + got.stderr[-3000:]
     header = next(line for line in got.stdout.splitlines() if line.startswith("device:"))
     assert "CPU" in header and "torch " in header and "transformers " in header
+    # --warm-records 3: the judge rows score 3 other answers untimed first, then the timed ones
+    source = next(line for line in got.stdout.splitlines() if line.startswith("records:"))
+    assert "the first 10 timed; each judge row first scores the other 3, untimed" in source
 
     data = json.loads(out.read_text())
     assert "CPU" in data["device"] and data["torch"] and data["transformers"]
