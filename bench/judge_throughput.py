@@ -32,8 +32,9 @@ a WordPiece tokenizer trained on the records, saved to a temporary folder and re
 or OpenVINO, fp32 or int8 as exported) gets the fp32 and bf16 rows (bf16: OpenVINO's inference
 precision for what is not int8). Figures only; nothing is asserted.
 ``--warm-records N``: each judge row first scores the N answers after the timed ones, untimed,
-and forgets them (steady state, as a serving judge runs). ``--json PATH`` writes them. ``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer
-config cross-encoder, tiny generative judge on 4 prompts, 8 new tokens). ``--compile``: one more
+and forgets them (steady state, as a serving judge runs). ``--json PATH`` writes them.
+``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer config cross-encoder, tiny
+generative judge on 4 prompts, 8 new tokens). ``--compile``: one more
 row, bf16 weights (fp32 without native bf16) through ``torch.compile`` (the classifier's ``compile``
 option; the compile itself is timed apart). ``--with-lexical``: the cross-encoder rows read the
 judge with lexical recall, ``mean:classifier:PATH+lexical``, as it is served where it beats lexical

@@ -201,8 +201,6 @@ class SubsetSearch:
             lead = self._singles()
             if lead is not None:
                 return lead
-            if self.done:
-                return []
             self._step = 1  # every doc alone the search needs is answered: on from step 1
         step, self._step = self._step, self._step + 1
         if self.exhaustive:

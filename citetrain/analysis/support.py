@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import Any, Literal, Mapping, Sequence
+from typing import Any, Literal, Mapping, Sequence, get_args
 
 from citetrain.analysis.subsets import SubsetSearch, is_covered, run_searches
 from citetrain.analysis.editdist import (
@@ -59,7 +59,7 @@ PARTIAL_THRESHOLD = 0.5  # three-way backends: a doc with P(partial) >= this par
 QUERY_RECALL = 1.0
 RESPONSE_RECALL = 0.8
 Subsets = Literal["all", "needed"]
-SUBSETS = ("all", "needed")
+SUBSETS = get_args(Subsets)
 
 
 def silver_edits(

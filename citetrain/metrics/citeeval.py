@@ -14,10 +14,9 @@ parser). With φ(P, s) the NLI decision and ``docs`` the record's passages:
   in-range ids in order), of C minus each citation, and the minimal supporting subsets of size
   ≤ ``max_subset_size`` (singletons, then pairs and triples among the docs that do not entail
   alone, skipping supersets of supporting sets; one round per size across all records).
-  ``subsets="needed"`` stops a statement's search once its edits are settled (every cited doc
-  entails alone, or nothing is cited and a doc entails alone): the same contexts, edits and
-  ratings, fewer calls; the rows' ``support`` lists only the subsets found
-  (:mod:`citetrain.analysis.support`).
+  ``subsets="needed"`` asks only the docs alone and subsets the statement's edits can read
+  (:func:`~citetrain.analysis.support.edits_plan`): the same contexts, edits and ratings, fewer
+  calls; the rows' ``support`` lists only the subsets found.
 * edits (:func:`silver_edits`, DESIGN §5) and rating = EDITDIST of those edits
   (:func:`~citetrain.analysis.editdist.editdist_score`).
 * scenarios: **Full** — every retrieval statement, an uncited one scores 0; **Cited** — retrieval
