@@ -5,10 +5,12 @@ seeded synthetic records from :mod:`citetrain.synth.records`) with
 
 (a) the cross-encoder judge (:class:`~citetrain.judges.nli.NLIJudge` over ``classifier:PATH``):
     contexts, minimal supporting subsets, edits and EDITDIST ratings, every pair batched. CPU:
-    before (fp32, the ``citeeval`` metric's order: each doc alone first, every supporting subset)
-    and after (``int8`` weights, ``union_first``; and ``bf16`` weights, ``union_first``, where the
-    CPU multiplies bf16 natively: AVX512-BF16 / AMX), each after row with ``--subsets`` (default
-    ``needed``: a statement's search stops once its edits are settled, the same ratings); CUDA:
+    before (fp32, the ``citeeval`` metric's order: each doc alone first, every supporting subset;
+    a PyTorch BERT judge with its whole last layer) and after (``int8`` weights, ``union_first``;
+    and ``bf16`` weights, ``union_first``, where the CPU multiplies bf16 natively: AVX512-BF16 /
+    AMX; the last layer for the first token only, :mod:`citetrain.nli.first_token`), each after
+    row with ``--subsets`` (default ``needed``: the cited docs alone first, only the docs and
+    subsets the edits read, the same ratings); CUDA:
     fp32 and bf16 in the metric's order (int8 is CPU-only);
     each later row's agreement with the first (same context, edits and rating) is printed;
 (b) the generative judge (:class:`~citetrain.judges.generative.GenerativeJudge`), one F.3 prompt
@@ -188,15 +190,18 @@ def judge_spec(path: str, lexical: bool) -> str:
 
 
 def make_crossencoder(path: str, device: str, name: str, batch: int | None, cuda: bool,
-                      warm: list[tuple[str, str]], lexical: bool = False):
+                      warm: list[tuple[str, str]], lexical: bool = False, first_token: bool = True):
     """An engine over :func:`judge_spec` in the weights ``name`` says (:func:`variant`) whose
     forward batches are ``batch`` pairs (the backend's ``batch_size``: ``make_engine(batch_size=)``
     sets only the engine's), warmed up on CUDA and when compiled (the compile is not timed), and
-    its time counters (of the cross-encoder itself where it is read with lexical recall)."""
+    its time counters (of the cross-encoder itself where it is read with lexical recall);
+    ``first_token=False``: a PyTorch BERT judge computes its whole last layer (as before
+    :mod:`citetrain.nli.first_token`; an exported judge is read as it was exported)."""
     from citetrain.nli.engine import NLIEngine
     from citetrain.nli.registry import make_backend
 
-    opts = {"device": device, **variant(name), **({"batch_size": batch} if batch else {})}
+    opts = {"device": device, **variant(name), **({"batch_size": batch} if batch else {}),
+            "first_token": first_token}
     compiled = opts.get("compile", False)
     engine = NLIEngine(make_backend(judge_spec(path, lexical), **opts), cache=None, progress=False)
     if cuda or compiled:
@@ -448,8 +453,9 @@ def main() -> None:
     asked: list[tuple[str, str]] = []  # the pairs the int8 row's model read
     for k, dtype in enumerate(ce_dtypes):
         first = not cuda and k > 0  # on the CPU the rows after fp32 ask the union first
+        before = not cuda and k == 0  # the judge as it was: whole last layer, the metric's order
         engine, spent = make_crossencoder(path, args.device, dtype, args.batch_size, cuda, warm,
-                                          args.with_lexical)
+                                          args.with_lexical, first_token=not before)
         judge = NLIJudge(engine, union_first=first, subsets=args.subsets if first else "all")
         if warm_records:  # steady state: other answers first, untimed, then nothing remembered
             judge.score(warm_records, progress=False)
@@ -462,7 +468,8 @@ def main() -> None:
         judged[dtype] = res.result.per_statement
         tag = "" if cuda else ("before: ", "after: ")[k > 0]
         label = (f"{'int8 + ' * int8_export}{dtype}, {'union' if first else 'docs alone'} first"
-                 + (", needed subsets" if first and args.subsets == "needed" else ""))
+                 + (", needed subsets" if first and args.subsets == "needed" else "")
+                 + (", whole last layer" if before and not exported_folder(path) else ""))
         rows.append(dict(scorer=f"cross-encoder judge, {tag}{label}", dtype=dtype,
                          statements=res.statements, seconds=sec, calls=engine.stats.model_pairs,
                          unit="pairs", split=split(spent, sec)))

@@ -41,11 +41,13 @@ CHECK_PAIRS = [  # written for this check: short, long, supported, partly, not a
 
 def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", int8: bool = False,
                  calibration: str | Path | None = None,
-                 calibration_size: int | None = None, calibration_seed: int = 0) -> dict[str, Any]:
+                 calibration_size: int | None = None, calibration_seed: int = 0,
+                 first_token: bool = True) -> dict[str, Any]:
     """Export the classifier folder ``model`` to ``out`` (replaced as a whole when done) for
     ``runtime``; ``calibration``: the dataset an OpenVINO int8 export is calibrated on
     (:func:`~citetrain.judges.openvino_ir.calibration_pairs`, ``calibration_size`` pairs drawn with
-    ``calibration_seed``). Returns
+    ``calibration_seed``); ``first_token``: a BERT classifier's last layer is exported for the
+    first token only (:mod:`citetrain.nli.first_token`; ``False``: the whole layer). Returns
     what the card reports (files, preprocessing, agreement with the PyTorch model)."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -53,6 +55,7 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
     from citetrain.judges import openvino_ir as ir
     from citetrain.models.pkg import resolve_model_path
     from citetrain.nli.classifier import ClassifierNLI
+    from citetrain.nli.first_token import first_token as trim, supports_first_token
 
     if runtime not in RUNTIMES:
         raise CitetrainError(f"export runtime must be one of {', '.join(RUNTIMES)}, not {runtime!r}")
@@ -80,15 +83,17 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
             pairs = ir.calibration_pairs(calibration, size, calibration_seed)
     reference = ClassifierNLI(str(src), device="cpu", dtype="fp32")
     net = AutoModelForSequenceClassification.from_pretrained(str(src), dtype=torch.float32).eval()
+    trimmed = first_token and supports_first_token(net)
+    traced = trim(net) if trimmed else net
     tokenizer = AutoTokenizer.from_pretrained(str(src))
     out = Path(out)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent if out.parent.exists() else None))
     try:
         if runtime == "onnx":
-            _write_onnx(net, tokenizer, tmp, int8)
+            _write_onnx(traced, tokenizer, tmp, int8)
         else:
             batches = None if pairs is None else reference.model_inputs(pairs)
-            ir.write_openvino(net, _sample(tokenizer), tmp, batches)
+            ir.write_openvino(traced, _sample(tokenizer), tmp, batches)
         tokenizer.save_pretrained(str(tmp))
         net.config.save_pretrained(str(tmp))
         exported = ClassifierNLI(str(tmp), device="cpu")
@@ -98,6 +103,7 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
                 "calibration": None if pairs is None else {"dataset": str(calibration),
                                                            "pairs": len(pairs), "seed": calibration_seed},
                 "labels": net.config.id2label,
+                "last_layer": "first token" if trimmed else "every token",
                 "premise": reference.premise, "hint": reference.hint, "max_length": reference.max_length,
                 "stack": None if reference.stack is None else reference.stack.to_config(), **figures}
         atomic_write_text(tmp / "README.md", model_card(card))
@@ -179,11 +185,14 @@ def model_card(card: dict[str, Any]) -> str:
             "coverage": ": the statement is followed by the share of its content words that the whole "
                         "premise holds, in tenths, and the words it lacks (citetrain.nli.hints)",
             }.get(card["hint"], "")
+    last = ("" if card.get("last_layer") != "first token" else
+            "\nIts last layer is computed for the first token only, the one the head reads "
+            "(`citetrain.nli.first_token`):\nthe same logits as the whole layer's, for less work.")
     return f"""# citetrain judge, {RUNTIME_NAMES[runtime]} export
 
 Exported by `citetrain export` from `{card['source']}` ({made}{weights}) as {files}. Inputs:
 the tokenizer's text pair (premise, statement) as `input_ids`, `attention_mask` (and
-`token_type_ids` where the tokenizer makes them); output: `logits` over the labels {labels}.
+`token_type_ids` where the tokenizer makes them); output: `logits` over the labels {labels}.{last}
 
 ## The preprocessing this model needs
 

@@ -24,6 +24,12 @@ is read the same way at inference: its ``config.json`` carries ``citetrain_premi
 the default for it.
 ``premise`` is ``"windows"`` (default otherwise), ``"select"`` or ``"cut"``; the cache revision
 says which (``+win`` / ``+sel`` / nothing).
+
+A BERT classifier (citetrain's cross-encoder judge) computes its last layer for the first token
+only, the one its head reads (:mod:`citetrain.nli.first_token`): the same answers for less work.
+``first_token=False`` runs the whole last layer. With int8 weights (dynamic quantization, whose
+activation scales depend on the rows quantized together) the answers move by about 1e-3, so
+they key the cache apart (``+first``).
 """
 from __future__ import annotations
 
@@ -140,7 +146,8 @@ class ClassifierNLI(HFBackend):
     long for ``max_length`` is read (``windows`` / ``select`` / ``cut``; default: the model
     config's ``citetrain_premise``, else ``windows``; ``windows=False`` means ``cut``);
     ``compile`` reads through :func:`~citetrain.nli.hf.compile_for_inference` (PyTorch weights
-    in fp32, bf16 or fp16; not int8 or ONNX).
+    in fp32, bf16 or fp16; not int8 or ONNX); ``first_token`` (default on) computes a BERT
+    classifier's last layer for the first token only (see the module docstring).
     """
 
     kind = "classifier"
@@ -148,7 +155,8 @@ class ClassifierNLI(HFBackend):
     default_max_length = DEFAULT_MAX_LENGTH
 
     def __init__(self, model: str, *, windows: bool = True, premise: str | None = None,
-                 stacked: bool = True, compile: bool = False, **options: Any) -> None:
+                 stacked: bool = True, compile: bool = False, first_token: bool = True,
+                 **options: Any) -> None:
         if premise is not None and premise not in PREMISE_MODES:
             raise CitetrainError(f"classifier NLI: premise must be one of "
                                  f"{', '.join(PREMISE_MODES)}, not {premise!r}")
@@ -159,6 +167,12 @@ class ClassifierNLI(HFBackend):
         self.read_memory: dict[bytes, tuple[Any, bool]] = {}
         super().__init__(model, **options)
         self.revision += _TAGS[self.premise]
+        if first_token:
+            from citetrain.nli.first_token import first_token as trim, supports_first_token
+
+            if supports_first_token(self.model):
+                self.model = trim(self.model)
+                self.revision += "+first" if self.rows_alone else ""
         self.compiled = bool(compile)
         if self.compiled:
             from citetrain.nli.hf import compile_for_inference

@@ -170,3 +170,31 @@ def test_a_deberta_classifier_without_token_types_exports_too(tmp_path):
     b = ClassifierNLI(str(tmp_path / "deberta-ov"), device="cpu").predict(pairs)
     assert max(r.prob for r in a) - min(r.prob for r in a) > 0.05  # the pairs are told apart
     assert _max_diff(a, b) < 1e-4 and card["max_abs_diff_prob"] < 1e-4
+
+
+def _rows_of_feed_forward(folder: Path, intermediate: int) -> list[int]:
+    """The most rows of each MatMul into the feed-forward size in the IR: -1 (any: every token)
+    or 1 (the first token alone)."""
+    import openvino as ov
+
+    model = ov.Core().read_model(str(folder / "openvino_model.xml"))
+    shapes = [op.get_output_partial_shape(0) for op in model.get_ordered_ops()
+              if op.get_type_name() == "MatMul"]
+    return [s[1].get_max_length() for s in shapes
+            if s.rank.get_length() == 3 and str(s[2]) == str(intermediate)]
+
+
+def test_the_last_layer_is_exported_for_the_first_token_only(judge, exported, tmp_path):
+    out, card = exported
+    whole = tmp_path / "whole"
+    card_whole = export_judge(judge, whole, runtime="openvino", first_token=False)
+    intermediate = json.loads((judge / "config.json").read_text())["intermediate_size"]
+    assert _rows_of_feed_forward(out, intermediate) == [-1, 1]  # two layers, the last trimmed
+    assert _rows_of_feed_forward(whole, intermediate) == [-1, -1]
+    assert (card["last_layer"], card_whole["last_layer"]) == ("first token", "every token")
+    assert "first token only" in (out / "README.md").read_text()
+    assert "first token only" not in (whole / "README.md").read_text()
+    pairs, _, _ = validation_pairs()
+    a = ClassifierNLI(str(out), device="cpu").predict(pairs)
+    b = ClassifierNLI(str(whole), device="cpu").predict(pairs)
+    assert _max_diff(a, b) < 1e-5 and [r.label for r in a] == [r.label for r in b]
