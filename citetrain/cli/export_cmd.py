@@ -23,6 +23,9 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--calibration-pairs", type=int, default=None, metavar="N",
                    help="pairs drawn from --calibration (default 300)")
     p.add_argument("--calibration-seed", type=int, default=0, metavar="S", help="their draw's seed")
+    p.add_argument("--whole-last-layer", action="store_true", help="export a BERT judge's last "
+                   "layer for every token (default: for the first token only, the one its head "
+                   "reads: the same logits for less work)")
     p.set_defaults(run=run)
 
 
@@ -33,9 +36,11 @@ def run(args: argparse.Namespace) -> int:
     quiet_libraries(None)
     card = export_judge(args.model, args.out, runtime=args.runtime, int8=args.int8,
                         calibration=args.calibration, calibration_size=args.calibration_pairs,
-                        calibration_seed=args.calibration_seed)
+                        calibration_seed=args.calibration_seed,
+                        first_token=not args.whole_last_layer)
     files = "model.onnx" if args.runtime == "onnx" else "openvino_model.xml/.bin"
     print(f"wrote {args.out}: {files} ({'int8' if args.int8 else 'fp32'}), tokenizer, config, README.md")
+    print(f"  last layer: {card['last_layer']}")
     print(f"  preprocessing: premise {card['premise']}, hint {card['hint']}, max length "
           f"{card['max_length']}, stack {'yes' if card['stack'] else 'none'}")
     print(f"  against the PyTorch model on {card['check_pairs']} check pairs: max |Δ| probability "

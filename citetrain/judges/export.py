@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from citetrain.errors import CitetrainError
-from citetrain.io.writers import atomic_write_text, replace_dir
+from citetrain.io.writers import atomic_write_text, make_parent, replace_dir
 
 OPSET = 18
 RUNTIMES = ("onnx", "openvino")
@@ -87,7 +87,8 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
     traced = trim(net) if trimmed else net
     tokenizer = AutoTokenizer.from_pretrained(str(src))
     out = Path(out)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent if out.parent.exists() else None))
+    make_parent(out)  # the folder is written beside --out, then renamed into place
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}-", dir=out.parent))
     try:
         if runtime == "onnx":
             _write_onnx(traced, tokenizer, tmp, int8)

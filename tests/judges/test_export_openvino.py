@@ -184,10 +184,15 @@ def _rows_of_feed_forward(folder: Path, intermediate: int) -> list[int]:
             if s.rank.get_length() == 3 and str(s[2]) == str(intermediate)]
 
 
-def test_the_last_layer_is_exported_for_the_first_token_only(judge, exported, tmp_path):
+def test_the_last_layer_is_exported_for_the_first_token_only(judge, exported, tmp_path, capsys):
+    from citetrain.cli.main import main
+
     out, card = exported
-    whole = tmp_path / "whole"
-    card_whole = export_judge(judge, whole, runtime="openvino", first_token=False)
+    whole = tmp_path / "not-yet" / "whole"  # its parent is made too
+    assert main(["export", str(judge), "--out", str(whole), "--runtime", "openvino",
+                 "--whole-last-layer"]) == 0
+    assert "last layer: every token" in capsys.readouterr().out
+    card_whole = json.loads((whole / "citetrain_export.json").read_text())
     intermediate = json.loads((judge / "config.json").read_text())["intermediate_size"]
     assert _rows_of_feed_forward(out, intermediate) == [-1, 1]  # two layers, the last trimmed
     assert _rows_of_feed_forward(whole, intermediate) == [-1, -1]
