@@ -48,7 +48,7 @@ def _content_tokens(text: str) -> tuple[tuple[str, str, bool], ...]:
     stop = _stop_words()
     out = []
     for tok in _TOKEN.findall(text.lower()):
-        if any(c.isdigit() for c in tok):
+        if not tok.isalpha():  # a token of _TOKEN that is not all letters holds a digit
             out.append((tok, tok.replace(",", ""), True))
         elif tok not in stop and len(tok) > 1:
             out.append((tok, _stem(tok), False))
