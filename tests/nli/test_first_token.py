@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 import torch
 from transformers import BertConfig, BertForSequenceClassification, DistilBertConfig, \
-    DistilBertForSequenceClassification
+    DistilBertForSequenceClassification, RobertaConfig, RobertaForSequenceClassification, \
+    XLMRobertaConfig, XLMRobertaForSequenceClassification
 from torch.utils.flop_counter import FlopCounterMode
 
 from citetrain.nli.classifier import ClassifierNLI
@@ -15,12 +16,18 @@ from tests.nli.tiny_models import build_bert_classifier
 H, I, LAYERS = 32, 80, 3
 
 
-def _bert(attn: str = "eager", seed: int = 0) -> BertForSequenceClassification:
+FAMILIES = {"bert": (BertConfig, BertForSequenceClassification),
+            "roberta": (RobertaConfig, RobertaForSequenceClassification),
+            "xlm-roberta": (XLMRobertaConfig, XLMRobertaForSequenceClassification)}
+
+
+def _bert(attn: str = "eager", seed: int = 0, family: str = "bert"):
     torch.manual_seed(seed)
-    config = BertConfig(vocab_size=90, hidden_size=H, num_hidden_layers=LAYERS, num_attention_heads=4,
-                        intermediate_size=I, max_position_embeddings=64, num_labels=3,
-                        attn_implementation=attn)
-    return BertForSequenceClassification(config).eval()
+    config_class, model_class = FAMILIES[family]
+    config = config_class(vocab_size=90, hidden_size=H, num_hidden_layers=LAYERS, num_attention_heads=4,
+                          intermediate_size=I, max_position_embeddings=64, num_labels=3,
+                          attn_implementation=attn, pad_token_id=1)
+    return model_class(config).eval()
 
 
 def _batch() -> dict[str, torch.Tensor]:
@@ -34,12 +41,16 @@ def _batch() -> dict[str, torch.Tensor]:
     return {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
 
 
-@pytest.mark.parametrize("attn", ["eager", "sdpa"])
-def test_the_logits_are_the_models_own_on_padded_batches(attn):
-    net = _bert(attn)
+@pytest.mark.parametrize("attn,family", [("eager", "bert"), ("sdpa", "bert"), ("sdpa", "roberta"),
+                                         ("eager", "xlm-roberta")])
+def test_the_logits_are_the_models_own_on_padded_batches(attn, family):
+    net = _bert(attn, family=family)
     trimmed = first_token(net)
     assert isinstance(trimmed, FirstTokenClassifier) and trimmed.config is net.config
     x = _batch()
+    if family != "bert":  # RoBERTa numbers positions after its pad id and has one token type
+        x["input_ids"] = torch.where(x["attention_mask"].bool(), x["input_ids"].clamp(min=2), 1)
+        x["token_type_ids"] = torch.zeros_like(x["input_ids"])
     with torch.no_grad():
         assert torch.allclose(trimmed(**x).logits, net(**x).logits, atol=1e-6)
         one = {"input_ids": x["input_ids"][:1, :4]}  # no mask, no token types: all attended
@@ -74,7 +85,7 @@ def test_other_architectures_are_left_as_they_are():
                               max_position_embeddings=64, num_labels=3)
     other = DistilBertForSequenceClassification(config).eval()
     assert not supports_first_token(other) and first_token(other) is other
-    with pytest.raises(ValueError, match="not a BERT sequence classifier"):
+    with pytest.raises(ValueError, match="not a BERT, RoBERTa or XLM-RoBERTa"):
         FirstTokenClassifier(other)
 
 
