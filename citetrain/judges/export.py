@@ -46,7 +46,7 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
     """Export the classifier folder ``model`` to ``out`` (replaced as a whole when done) for
     ``runtime``; ``calibration``: the dataset an OpenVINO int8 export is calibrated on
     (:func:`~citetrain.judges.openvino_ir.calibration_pairs`, ``calibration_size`` pairs drawn with
-    ``calibration_seed``); ``first_token``: a BERT classifier's last layer is exported for the
+    ``calibration_seed``); ``first_token``: a BERT or RoBERTa classifier's last layer is exported for the
     first token only (:mod:`citetrain.nli.first_token`; ``False``: the whole layer). Returns
     what the card reports (files, preprocessing, agreement with the PyTorch model)."""
     import torch
@@ -55,7 +55,7 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
     from citetrain.judges import openvino_ir as ir
     from citetrain.models.pkg import resolve_model_path
     from citetrain.nli.classifier import ClassifierNLI
-    from citetrain.nli.first_token import first_token as trim, supports_first_token
+    from citetrain.nli.first_token import first_token as trim
 
     if runtime not in RUNTIMES:
         raise CitetrainError(f"export runtime must be one of {', '.join(RUNTIMES)}, not {runtime!r}")
@@ -83,8 +83,8 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
             pairs = ir.calibration_pairs(calibration, size, calibration_seed)
     reference = ClassifierNLI(str(src), device="cpu", dtype="fp32")
     net = AutoModelForSequenceClassification.from_pretrained(str(src), dtype=torch.float32).eval()
-    trimmed = first_token and supports_first_token(net)
-    traced = trim(net) if trimmed else net
+    traced = trim(net) if first_token else net  # trim returns a model it cannot trim as it is
+    trimmed = traced is not net
     tokenizer = AutoTokenizer.from_pretrained(str(src))
     out = Path(out)
     make_parent(out)  # the folder is written beside --out, then renamed into place

@@ -168,10 +168,11 @@ class ClassifierNLI(HFBackend):
         super().__init__(model, **options)
         self.revision += _TAGS[self.premise]
         if first_token:
-            from citetrain.nli.first_token import first_token as trim, supports_first_token
+            from citetrain.nli.first_token import first_token as trim
 
-            if supports_first_token(self.model):
-                self.model = trim(self.model)
+            trimmed = trim(self.model)  # the model itself where it cannot be trimmed
+            if trimmed is not self.model:
+                self.model = trimmed
                 self.revision += "+first" if self.rows_alone else ""
         self.compiled = bool(compile)
         if self.compiled:
