@@ -92,6 +92,18 @@ def label_indices(id2label: Mapping[Any, str]) -> dict[str, int]:
     return found
 
 
+def position_limit(model: Any) -> int | None:
+    """The longest input ``model`` can embed: ``max_position_embeddings``, less RoBERTa's offset
+    (its position ids start after its pad id, so 514 positions hold 512 tokens); ``None`` when the
+    config gives no limit."""
+    positions = getattr(getattr(model, "config", None), "max_position_embeddings", None)
+    if positions is None:
+        return None
+    embeddings = getattr(getattr(model, "base_model", None), "embeddings", None)
+    offset = getattr(embeddings, "padding_idx", None)  # RoBERTa, XLM-RoBERTa, CamemBERT, ...
+    return int(positions) - (int(offset) + 1 if isinstance(offset, int) else 0)
+
+
 def encode_pairs(tokenizer: Any, premises: Sequence[str], hyps: Sequence[str],
                  max_length: int, count: Callable[[list[str]], list[int]] | None = None
                  ) -> tuple[dict[str, list], list[bool]]:
@@ -267,7 +279,7 @@ class ClassifierNLI(HFBackend):
             raise CitetrainError(f"{model}: {exc}") from None
         self.three_way = "neutral" in self.labels and "contradiction" in self.labels
         limit = getattr(self.tokenizer, "model_max_length", None) or self.max_length
-        positions = getattr(self.model.config, "max_position_embeddings", None) or limit
+        positions = position_limit(self.model) or limit
         self.max_length = int(min(self.max_length, limit, positions))  # never past the model's positions
         self.premise = (self._premise_option
                         or getattr(self.model.config, "citetrain_premise", None) or "windows")

@@ -105,6 +105,12 @@ def load_student(recipe: Recipe, base: str, id2label: dict[int, str], train_set:
     source = (source_layers(recipe, base)
               if m.num_layers is not None or d.teacher_model is not None else None)
     model = load_classifier(recipe, base, id2label, source)
+    from citetrain.nli.classifier import position_limit
+
+    limit = position_limit(model)
+    if limit is not None and d.max_length > limit:
+        raise CitetrainError(f"data.max_length: {d.max_length} is past the {limit} tokens "
+                             f"{base} can embed (its max_position_embeddings)")
     if m.intermediate_size is not None:
         prune_classifier(model, m.intermediate_size, train_set, tokenizer, recipe.train.seed)
     if d.teacher_model is None:

@@ -6,10 +6,10 @@ import torch
 
 from citetrain.errors import CitetrainError
 from citetrain.nli.base import NLIBackend
-from citetrain.nli.classifier import ClassifierNLI, label_indices
+from citetrain.nli.classifier import ClassifierNLI, label_indices, position_limit
 from citetrain.nli.premises import read_pairs
 from citetrain.nli.hf import fingerprint
-from tests.nli.tiny_models import build_bert_classifier
+from tests.nli.tiny_models import build_bert_classifier, train_tokenizer
 
 PAIRS = [
     ("Title: Paris\nParis is the capital of France .", "Paris is in France ."),
@@ -437,3 +437,26 @@ def test_judges_and_servers_pass_compile_to_the_classifier(models):
     config = ServeConfig(judge=f"crossencoder:{models['three']}", compile=True)
     assert config.judge_options() == {"compile": True}
     assert ServeConfig(judge="generative:x", compile=True).judge_options() == {}
+
+
+def test_roberta_positions_start_after_its_pad_id(tmp_path):
+    """RoBERTa numbers its positions from pad id + 1: 34 positions with pad id 1 hold 32 tokens,
+    so the backend reads at most 32 and a long premise is cut there instead of failing."""
+    from transformers import BertConfig, BertForSequenceClassification, RobertaConfig, \
+        RobertaForSequenceClassification
+
+    tokenizer = train_tokenizer(["the cat sat on the mat", "the dog ran in the park"] * 5,
+                                kind="wordlevel", style="bert")
+    tokenizer.model_max_length = 10_000
+    sizes = dict(hidden_size=16, num_hidden_layers=1, num_attention_heads=2, intermediate_size=32,
+                 max_position_embeddings=34, num_labels=3, pad_token_id=1,
+                 id2label={0: "entailment", 1: "neutral", 2: "contradiction"})
+    roberta = RobertaForSequenceClassification(RobertaConfig(vocab_size=len(tokenizer), **sizes))
+    bert = BertForSequenceClassification(BertConfig(vocab_size=len(tokenizer), **sizes))
+    assert position_limit(roberta) == 32 and position_limit(bert) == 34
+    roberta.save_pretrained(tmp_path / "r")
+    tokenizer.save_pretrained(tmp_path / "r")
+    nli = ClassifierNLI(str(tmp_path / "r"), device="cpu", max_length=512, windows=False)
+    assert nli.max_length == 32
+    (result,) = nli.predict([("the cat sat on the mat . " * 20, "the cat sat .")])
+    assert abs(sum(result.support) - 1.0) < 1e-5

@@ -62,3 +62,19 @@ def test_layers_keeps_the_chosen_layers_of_the_encoder(tiny_bert, tmp_path):
     with pytest.raises(CitetrainError, match=r"model.layers: \[2\] not among the 2 layers"):
         load_classifier(validate_recipe({**data, "model": {**data["model"], "layers": [0, 2]}}),
                         str(tiny_bert))
+
+
+def test_a_max_length_past_the_models_positions_is_a_clear_error(tiny_bert, tmp_path):
+    from transformers import AutoConfig
+
+    from citetrain.train.students import load_student
+
+    positions = AutoConfig.from_pretrained(str(tiny_bert)).max_position_embeddings
+    data = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)
+    labels = {0: "not_supported", 1: "supported"}
+    model, _ = load_student(validate_recipe(data), str(tiny_bert), labels, None, None)
+    assert model.config.max_position_embeddings == positions
+    long = {**data, "data": {**data["data"], "max_length": positions + 1}}
+    with pytest.raises(CitetrainError, match=f"data.max_length: {positions + 1} is past the "
+                                             f"{positions} tokens"):
+        load_student(validate_recipe(long), str(tiny_bert), labels, None, None)
