@@ -99,6 +99,7 @@ def position_limit(model: Any) -> int | None:
     positions = getattr(getattr(model, "config", None), "max_position_embeddings", None)
     if positions is None:
         return None
+    model = model.get_base_model() if hasattr(model, "get_base_model") else model  # peft
     embeddings = getattr(getattr(model, "base_model", None), "embeddings", None)
     offset = getattr(embeddings, "padding_idx", None)  # RoBERTa, XLM-RoBERTa, CamemBERT, ...
     return int(positions) - (int(offset) + 1 if isinstance(offset, int) else 0)

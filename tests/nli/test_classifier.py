@@ -454,6 +454,11 @@ def test_roberta_positions_start_after_its_pad_id(tmp_path):
     roberta = RobertaForSequenceClassification(RobertaConfig(vocab_size=len(tokenizer), **sizes))
     bert = BertForSequenceClassification(BertConfig(vocab_size=len(tokenizer), **sizes))
     assert position_limit(roberta) == 32 and position_limit(bert) == 34
+    from peft import LoraConfig, TaskType, get_peft_model
+
+    lora = get_peft_model(RobertaForSequenceClassification(roberta.config), LoraConfig(
+        task_type=TaskType.SEQ_CLS, r=2, target_modules=["query", "value"]))
+    assert position_limit(lora) == 32  # as training sees it, under LoRA
     roberta.save_pretrained(tmp_path / "r")
     tokenizer.save_pretrained(tmp_path / "r")
     nli = ClassifierNLI(str(tmp_path / "r"), device="cpu", max_length=512, windows=False)
