@@ -28,6 +28,7 @@ COMMANDS = {
     "cp": "citetrain.cli.cp_cmd",
     "serve": "citetrain.cli.serve_cmd",
     "export": "citetrain.cli.export_cmd",
+    "prune": "citetrain.cli.prune_cmd",
 }
 
 

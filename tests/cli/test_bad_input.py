@@ -96,6 +96,8 @@ BAD_PATH: dict[str, Case] = {
     "serve": lambda t: (["serve", "crossencoder:missing"],
                         ["judge 'crossencoder:missing': missing does not exist"]),
     "export": lambda t: (["export", "missing", "--out", "o"], ["missing: not a model folder"]),
+    "prune": lambda t: (["prune", "missing", "--out", "o", "--intermediate-size", "8",
+                         "--calibration", "d"], ["missing: not a model folder"]),
 }
 OTHER_BAD_PATHS: dict[str, Case] = {
     "teacher-bad-line": lambda t: (

@@ -1,0 +1,173 @@
+"""Feed-forward pruning that keeps the model's reading: whole units removed, the rest re-fitted.
+
+:func:`~citetrain.models.prune.prune_ffn` keeps each layer's most used units and cuts the others; a
+judge pruned that way has to be trained again. :func:`compensate_ffn` needs no training: layer by
+layer, on calibration pairs, it chooses the units to remove by how much the layer's output suffers
+once the others are re-fitted, and re-fits the block's output projection by least squares (the
+layer-wise reconstruction of Kwon et al. 2022, *A fast post-training pruning framework for
+transformers*, with the unit choice of Optimal Brain Surgeon, Hassibi & Stork 1993, for whole
+units as in Kurtic et al. 2022, *The optimal BERT surgeon*).
+
+For layer ``l``, over the calibration tokens (padding excluded): ``X = [a, 1]``, the activated
+units of the model pruned so far (after the non-linearity) and a constant; ``Y``, the unpruned
+model's block output plus its attention output minus the pruned model's (the residual the block's
+output is added to), so that the block also makes up for what earlier layers lost. Then
+
+1. ``H = XᵀX + λ·mean(diag H)·I``, ``W = H⁻¹XᵀY`` (the least-squares projection on every unit);
+2. while more than ``keep`` units are left, remove the unit ``j`` of least
+   ``‖W_j‖² / [H⁻¹]_jj`` (the growth of the squared error when ``j`` goes and the others are
+   re-fitted), with ``W ← W − H⁻¹_{:,j} W_j / [H⁻¹]_jj`` and
+   ``H⁻¹ ← H⁻¹ − H⁻¹_{:,j} H⁻¹_{j,:} / [H⁻¹]_jj``;
+3. solve the projection again on the kept units.
+
+The last layer of a sequence classifier matters only at the first token, the one its head reads
+(BERT's pooler, RoBERTa's and DeBERTa's heads; :mod:`citetrain.nli.first_token`): its rows are the
+first tokens of ``head_batches``, which can hold many more pairs for the same memory. The model
+saves as a standard one with ``config.intermediate_size = keep``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+from citetrain.errors import CitetrainError
+from citetrain.models.prune import _cut, ffn_layers
+
+RIDGE = 1e-3  # λ: a share of the mean diagonal of XᵀX, so no unit's fit is ill-posed
+
+
+class _Stop(Exception):
+    """Raised by a hook once the layer of interest has run: the rest of the pass is not needed."""
+
+
+@dataclass
+class LayerFit:
+    """One layer's fit: calibration rows, the squared error per output value before and after
+    the pruning (the pruned model's block as it came against the target), and the target's
+    variance (what the error compares with)."""
+
+    layer: int
+    rows: int
+    error_before: float
+    error_after: float
+    target_variance: float
+
+
+def _block_io(model: Any, index: int, batch: dict[str, Any], first: bool) -> tuple[Any, Any, Any]:
+    """``(units, residual, projected)`` of layer ``index``'s feed-forward block on ``batch``: the
+    activated units its output projection reads, the residual (attention's output) the projection
+    is added to, and the projection's output, over the unpadded tokens (``first``: the first token
+    of each row only), in float64."""
+    import torch
+
+    seen: dict[str, Any] = {}
+
+    def hook(module: Any, args: tuple, kwargs: dict, output: Any) -> None:
+        inputs = args[0] if args else kwargs["hidden_states"]
+        residual = args[1] if len(args) > 1 else kwargs["input_tensor"]
+        seen.update(inputs=inputs, residual=residual, projected=module.dense(inputs))
+        raise _Stop
+
+    handle = ffn_layers(model)[index].output.register_forward_hook(hook, with_kwargs=True)
+    try:
+        with torch.inference_mode():
+            model(**{k: v.to(model.device) for k, v in batch.items() if k != "labels"})
+    except _Stop:
+        pass
+    finally:
+        handle.remove()
+    if not seen:
+        raise CitetrainError(f"layer {index}: its feed-forward block did not run")
+    mask = batch["attention_mask"].bool().to(seen["inputs"].device)
+    if first:
+        mask = torch.zeros_like(mask)
+        mask[:, 0] = True
+    return tuple(seen[k][mask].double().cpu() for k in ("inputs", "residual", "projected"))
+
+
+def surgeon(gram: Any, cross: Any, keep: int, ridge: float = RIDGE) -> tuple[Any, Any]:
+    """``(kept, W)``: the ``keep`` units (indices, ascending) left by the greedy removal of steps
+    1-3 of the module docstring, and the least-squares projection on them (``keep + 1`` rows, the
+    last the bias), from ``gram = XᵀX`` and ``cross = XᵀY`` (the last row and column of ``gram``
+    the constant)."""
+    import torch
+
+    units = gram.shape[0] - 1
+    if not 1 <= keep <= units:
+        raise CitetrainError(f"keep {keep} units: must be between 1 and the {units} the layer has")
+    reg = gram + ridge * gram.diagonal().mean() * torch.eye(units + 1, dtype=gram.dtype)
+    inv = torch.linalg.inv(reg)
+    w = inv @ cross
+    alive = torch.ones(units, dtype=torch.bool)
+    for _ in range(units - keep):
+        cost = (w[:units] ** 2).sum(1) / inv.diagonal()[:units]
+        j = int(torch.where(alive, cost, torch.inf).argmin())
+        w = w - torch.outer(inv[:, j], w[j]) / inv[j, j]
+        inv = inv - torch.outer(inv[:, j], inv[j]) / inv[j, j]
+        alive[j] = False
+    kept = torch.nonzero(alive).flatten()
+    rows = torch.cat([kept, torch.tensor([units])])
+    return kept, torch.linalg.solve(reg[rows][:, rows], cross[rows])
+
+
+def compensate_ffn(model: Any, reference: Any, keep: int, batches: Sequence[dict[str, Any]],
+                   head_batches: Sequence[dict[str, Any]] | None = None,
+                   ridge: float = RIDGE) -> list[LayerFit]:
+    """Prune ``model``'s feed-forward blocks to ``keep`` units each in place (module docstring),
+    against ``reference``, an unpruned copy of it (left as it is). ``batches``: calibration token
+    batches (with ``attention_mask``) for every layer but the last; ``head_batches``: those of the
+    last layer, read at the first token only (default ``batches``). Sets
+    ``config.intermediate_size``; returns each layer's :class:`LayerFit`."""
+    layers = ffn_layers(model)
+    have = layers[0].output.dense.in_features
+    if not 1 <= keep < have:
+        raise CitetrainError(f"intermediate size {keep}: must be between 1 and the {have} units "
+                             f"the model has, exclusive of {have}")
+    if len(ffn_layers(reference)) != len(layers):
+        raise CitetrainError("the reference model has another number of layers")
+    fits = []
+    model.eval()
+    reference.eval()
+    for index in range(len(layers)):
+        last = index == len(layers) - 1
+        rows = (head_batches or batches) if last else batches
+        fits.append(_refit(model, reference, index, rows, last, keep, ridge))
+    model.config.intermediate_size = keep
+    return fits
+
+
+def _refit(model: Any, reference: Any, index: int, batches: Sequence[dict[str, Any]],
+           first: bool, keep: int, ridge: float) -> LayerFit:
+    """Choose ``keep`` units of layer ``index``'s feed-forward block and fit its output
+    projection on them to the reference's output plus the lost residual; cut it in place."""
+    import torch
+
+    gram = cross = None
+    n = 0
+    before = total = square = 0.0
+    for batch in batches:
+        inputs, residual, projected = _block_io(model, index, batch, first)
+        _, ref_residual, ref_projected = _block_io(reference, index, batch, first)
+        target = ref_projected + ref_residual - residual
+        x = torch.cat([inputs, torch.ones(len(inputs), 1, dtype=inputs.dtype)], 1)
+        gram = x.T @ x if gram is None else gram + x.T @ x
+        cross = x.T @ target if cross is None else cross + x.T @ target
+        before += float(((projected - target) ** 2).sum())
+        total += float(target.sum())
+        square += float((target ** 2).sum())
+        n += len(inputs)
+    if not n:
+        raise CitetrainError("no calibration tokens to fit the feed-forward blocks on")
+    kept, w = surgeon(gram, cross, keep, ridge)
+    # ‖XW − Y‖² = tr(Wᵀ XᵀX W) − 2·tr(Wᵀ XᵀY) + ‖Y‖², on the kept columns of X
+    cols = torch.cat([kept, torch.tensor([gram.shape[0] - 1])])
+    after = float((w * (gram[cols][:, cols] @ w)).sum() - 2 * (w * cross[cols]).sum() + square)
+    layer = ffn_layers(model)[index]
+    layer.intermediate.dense = _cut(layer.intermediate.dense, kept, rows=True)
+    out = layer.output.dense = _cut(layer.output.dense, kept, rows=False)
+    with torch.no_grad():
+        out.weight.copy_(w[:-1].T.to(out.weight.dtype))
+        out.bias.copy_(w[-1].to(out.bias.dtype))
+    values = n * cross.shape[1]
+    return LayerFit(index, n, before / values, max(after, 0.0) / values,
+                    square / values - (total / values) ** 2)
