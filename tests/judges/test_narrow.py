@@ -49,9 +49,10 @@ def test_draws_an_equal_share_of_each_dataset(calibration):
 
 
 def test_the_pruned_judge_is_a_standard_folder_that_reads_as_the_judge(judge, calibration, tmp_path):
-    """Tiny judge of 64 units a layer pruned to 40 (datasets of 72 and 36 distinct pairs): the folder loads with classifier:, keeps the
-    judge's premise and hint, states the fit per layer, and its probabilities on the labelled
-    pairs are closer to the judge's than those of the plain cut (prune_ffn) at the same width."""
+    """Tiny judge of 64 units a layer pruned to 40 (datasets of 72 and 36 distinct pairs): the
+    folder loads with classifier:, keeps the judge's premise and hint, states the fit per layer,
+    and its probabilities on the labelled pairs are closer to the judge's than those of the plain
+    cut (prune_ffn) at the same width."""
     import torch
     from transformers import AutoModelForSequenceClassification
 

@@ -70,7 +70,7 @@ def test_units_that_add_nothing_go_and_the_logits_stay():
         before = reference(**batch).logits
     fits = compensate_ffn(model, reference, 8, _batches(), ridge=0.0)
     assert model.config.intermediate_size == 8
-    for layer, d in zip(model.bert.encoder.layer, dead):
+    for layer in model.bert.encoder.layer:
         assert layer.output.dense.weight.shape == (8, 8)
     with torch.inference_mode():
         after = model(**batch).logits
