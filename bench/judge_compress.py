@@ -12,13 +12,18 @@ over seeds, and how far the student's held-out ROC-AUC falls from the judge's (i
    units, README "Every other layer"), learning ``data.teacher`` at weight 1 on the human pairs and
    ``--built-max`` built pairs; with ``--variants``, on the human pairs, every built pair and
    every variant (``data.built_max`` would sample the built pairs and the variants together).
+   With ``--start DIR`` the students start from DIR instead, uncut (unless ``--student-set``):
+   the judge pruned by ``citetrain prune`` (README "Narrower feed-forward blocks without
+   training"), which the same file teaches back to its judge's reading.
 3. The table (``bench/judge_seeds.py``'s): the judge and the students, alone and read with lexical
    recall ((e + r) / 2), and per set the students' mean minus the judge's against ``--tolerance``,
    and how closely the students' held-out scores follow the judge's (:func:`follows`).
 
 Runs go through ``bench/judge_campaign.py``'s runner (resumable: a finished student is not run
 again, a finished teacher file is kept). Run: ``python bench/judge_compress.py --judge
-runs/c16/mixed-kd50-s42 --out runs/c16-small --set data.max_length=128 --set train.bf16=true``.
+runs/c16/mixed-kd50-s42 --out runs/c16-small --set data.max_length=128 --set train.bf16=true``;
+a pruned copy, one epoch at a quarter of the recipe's rate: ``... --out runs/c16-p1024 --start
+runs/c16/ffn1024-c0 --set train.epochs=1 --set train.learning_rate=2e-5`` and the same two sets.
 """
 from __future__ import annotations
 
@@ -35,9 +40,10 @@ STUDENT = ["model.layers=[0,2,4,5]", "model.intermediate_size=192"]
 
 
 def student_jobs(judge: Path, teacher: Path, seeds: list[int], built_max: int,
-                 extra: list[str], out: Path, variants: Path | None = None) -> list[dict]:
-    """One ``small-sS`` run per seed (module docstring, step 2)."""
-    sets = [f"model.name_or_path={judge / 'final'}", f"data.teacher={teacher}",
+                 extra: list[str], out: Path, variants: Path | None = None,
+                 start: Path | None = None) -> list[dict]:
+    """One ``small-sS`` run per seed (module docstring, step 2), from ``start`` when given."""
+    sets = [f"model.name_or_path={start or judge / 'final'}", f"data.teacher={teacher}",
             "data.teacher_weight=1.0"]
     jobs = [dict(name=f"small-s{s}", row="small", seed=s, recipe=RECIPES["human"], after=None,
                  built=True, sets=list(sets)) for s in seeds]
@@ -106,7 +112,10 @@ def main() -> None:
     ap.add_argument("--built-max", type=int, default=4000)
     ap.add_argument("--dtype", default="bf16", help="the judge's weights as it reads the pairs")
     ap.add_argument("--student-set", action="append", metavar="KEY=VAL",
-                    help=f"how the student is cut (default: {' '.join(STUDENT)})")
+                    help=f"how the student is cut (default: {' '.join(STUDENT)}; none with "
+                    "--start)")
+    ap.add_argument("--start", help="the students' model instead of the judge's final model, "
+                    "uncut: a pruned copy of the judge (citetrain prune)")
     ap.add_argument("--variants", type=int, default=0, metavar="N",
                     help="N variants of each human training pair (citetrain variants) read by "
                     "the judge and learnt by the students with every built pair")
@@ -116,6 +125,9 @@ def main() -> None:
     judge, out = Path(args.judge).resolve(), Path(args.out).resolve()
     out.mkdir(parents=True, exist_ok=True)
     seeds = [int(s) for s in args.seeds.split(",")]
+    start = Path(args.start).resolve() if args.start else None
+    if start is not None and not (start / "config.json").is_file():
+        sys.exit(f"[compress] --start {args.start}: not a model folder (no config.json)")
     human, built = Path(args.human).resolve(), Path(args.built).resolve()
     prepare(human)
     teacher = out / "teacher.jsonl"
@@ -127,8 +139,8 @@ def main() -> None:
         if not (variants / "manifest.json").is_file():
             write_variants(human, variants, args.variants)
     self_teacher(judge, teacher, human, built, seeds, args.built_max, args.dtype, variants)
-    todo = student_jobs(judge, teacher, seeds, args.built_max, args.student_set or STUDENT, out,
-                        variants)
+    cut = args.student_set or ([] if start else STUDENT)
+    todo = student_jobs(judge, teacher, seeds, args.built_max, cut, out, variants, start)
     failed = run_all(todo, out, None, args.set, args.parallel, args.threads, human, built)
     from judge_seeds import combined, figures, print_table
 

@@ -11,6 +11,7 @@ it as they read the judge.
 """
 from __future__ import annotations
 
+import copy
 import json
 from pathlib import Path
 from typing import Any, Sequence
@@ -56,7 +57,7 @@ def prune_judge(model: str | Path, out: str | Path, keep: int, calibration: Sequ
     batches = reader.model_inputs(draw_pairs(calibration, token_pairs, seed))
     heads = reader.model_inputs(draw_pairs(calibration, head_pairs, seed + 1))
     net = AutoModelForSequenceClassification.from_pretrained(str(src), dtype=torch.float32)
-    reference = AutoModelForSequenceClassification.from_pretrained(str(src), dtype=torch.float32)
+    reference = copy.deepcopy(net)  # the judge as it was, read layer by layer beside the copy
     had = net.config.intermediate_size
     fits = compensate_ffn(net, reference, keep, batches, heads)
     card = {"source": str(model), "intermediate_size": keep, "had": had,

@@ -33,6 +33,26 @@ def test_students_start_from_the_judge_and_learn_its_file(tmp_path):
     assert not any(x.startswith("data.built_max") for x in sets)
 
 
+def test_students_from_a_pruned_copy_start_there_uncut(tmp_path):
+    judge, teacher, out = tmp_path / "judge", tmp_path / "out" / "teacher.jsonl", tmp_path / "out"
+    pruned = tmp_path / "ffn1024"
+    todo = jcomp.student_jobs(judge, teacher, [2], 4000, [], out, start=pruned)
+    args = jc.command(todo[0], out, None, [])
+    sets = [args[i + 1] for i, a in enumerate(args) if a == "--set"]
+    assert f"model.name_or_path={pruned}" in sets
+    assert f"model.name_or_path={judge / 'final'}" not in sets
+    assert f"data.teacher={teacher}" in sets and "data.teacher_weight=1.0" in sets
+    assert not any(x.startswith(("model.layers", "model.intermediate_size")) for x in sets)
+
+
+def test_start_must_be_a_model_folder(tmp_path, monkeypatch, capsys):
+    monkeypatch.setattr(sys, "argv", ["judge_compress.py", "--judge", str(tmp_path / "j"),
+                                      "--out", str(tmp_path / "o"), "--start", str(tmp_path)])
+    monkeypatch.setattr(jcomp, "prepare", lambda human: pytest.fail("read the pairs"))
+    with pytest.raises(SystemExit, match="--start .*not a model folder"):
+        jcomp.main()
+
+
 def test_the_teacher_file_holds_every_human_pair_and_the_drawn_built_ones(tmp_path, monkeypatch):
     from citetrain.nli.base import NLIResult
     from citetrain.train.distill import pair_key, read_teacher_rows
