@@ -123,11 +123,11 @@ def main() -> None:
     runner_args(ap)
     args = ap.parse_args()
     judge, out = Path(args.judge).resolve(), Path(args.out).resolve()
-    out.mkdir(parents=True, exist_ok=True)
-    seeds = [int(s) for s in args.seeds.split(",")]
     start = Path(args.start).resolve() if args.start else None
     if start is not None and not (start / "config.json").is_file():
         sys.exit(f"[compress] --start {args.start}: not a model folder (no config.json)")
+    out.mkdir(parents=True, exist_ok=True)
+    seeds = [int(s) for s in args.seeds.split(",")]
     human, built = Path(args.human).resolve(), Path(args.built).resolve()
     prepare(human)
     teacher = out / "teacher.jsonl"

@@ -45,12 +45,13 @@ def test_students_from_a_pruned_copy_start_there_uncut(tmp_path):
     assert not any(x.startswith(("model.layers", "model.intermediate_size")) for x in sets)
 
 
-def test_start_must_be_a_model_folder(tmp_path, monkeypatch, capsys):
+def test_start_must_be_a_model_folder(tmp_path, monkeypatch):
     monkeypatch.setattr(sys, "argv", ["judge_compress.py", "--judge", str(tmp_path / "j"),
                                       "--out", str(tmp_path / "o"), "--start", str(tmp_path)])
     monkeypatch.setattr(jcomp, "prepare", lambda human: pytest.fail("read the pairs"))
     with pytest.raises(SystemExit, match="--start .*not a model folder"):
         jcomp.main()
+    assert not (tmp_path / "o").exists()  # nothing written before the check
 
 
 def test_the_teacher_file_holds_every_human_pair_and_the_drawn_built_ones(tmp_path, monkeypatch):
