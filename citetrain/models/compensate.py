@@ -85,6 +85,13 @@ def _block_io(model: Any, index: int, batch: dict[str, Any], first: bool) -> tup
     return tuple(seen[k][mask].double().cpu() for k in ("inputs", "residual", "projected"))
 
 
+def _with_bias(kept: Any, units: int) -> Any:
+    """The rows of ``XᵀX`` / ``XᵀY`` the fit on ``kept`` reads: the kept units and the constant."""
+    import torch
+
+    return torch.cat([kept, torch.tensor([units])])
+
+
 def surgeon(gram: Any, cross: Any, keep: int, ridge: float = RIDGE) -> tuple[Any, Any]:
     """``(kept, W)``: the ``keep`` units (indices, ascending) left by the greedy removal of steps
     1-3 of the module docstring, and the least-squares projection on them (``keep + 1`` rows, the
@@ -106,7 +113,7 @@ def surgeon(gram: Any, cross: Any, keep: int, ridge: float = RIDGE) -> tuple[Any
         inv = inv - torch.outer(inv[:, j], inv[j]) / inv[j, j]
         alive[j] = False
     kept = torch.nonzero(alive).flatten()
-    rows = torch.cat([kept, torch.tensor([units])])
+    rows = _with_bias(kept, units)
     return kept, torch.linalg.solve(reg[rows][:, rows], cross[rows])
 
 
@@ -160,7 +167,7 @@ def _refit(model: Any, reference: Any, index: int, batches: Sequence[dict[str, A
         raise CitetrainError("no calibration tokens to fit the feed-forward blocks on")
     kept, w = surgeon(gram, cross, keep, ridge)
     # ‖XW − Y‖² = tr(Wᵀ XᵀX W) − 2·tr(Wᵀ XᵀY) + ‖Y‖², on the kept columns of X
-    cols = torch.cat([kept, torch.tensor([gram.shape[0] - 1])])
+    cols = _with_bias(kept, gram.shape[0] - 1)
     after = float((w * (gram[cols][:, cols] @ w)).sum() - 2 * (w * cross[cols]).sum() + square)
     layer = ffn_layers(model)[index]
     layer.intermediate.dense = _cut(layer.intermediate.dense, kept, rows=True)
