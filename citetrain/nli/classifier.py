@@ -129,6 +129,21 @@ def encode_pairs(tokenizer: Any, premises: Sequence[str], hyps: Sequence[str],
     return out, fits
 
 
+def probabilities(logits: Any) -> Any:
+    """Softmax over the last axis as a float32 CPU tensor, computed by numpy
+    (``scipy.special.softmax``). Right after an exported model's forward pass (OpenVINO, ONNX
+    Runtime) the runtime's threads still hold the cores, and a torch kernel that opens a parallel
+    region waits for one: on 2 busy cores up to a time slice (~4 ms) a batch (README, "Serving a
+    judge": the judge bench's forward passes took 3.1-3.3 s this way, 3.2-3.7 s with torch's).
+    """
+    import numpy as np
+    import torch
+    from scipy.special import softmax
+
+    values = logits.detach().float().cpu().numpy()
+    return torch.from_numpy(np.ascontiguousarray(softmax(values, axis=-1), dtype=np.float32))
+
+
 def length_batches(enc: Any, batch_size: int, padding_side: str = "right"):
     """``(order, batches)``: the encoded rows longest first, in batches of ``batch_size`` cut to
     their own longest row (``enc`` is padded to the longest of all), and ``order[i]``, the row
@@ -325,7 +340,7 @@ class ClassifierNLI(HFBackend):
                     part = {k: v.repeat(2, 1) for k, v in part.items()}
                 logits = self.model(**{k: v.to(self.device) for k, v in part.items()}).logits
                 logits = logits[:1] if alone else logits
-                rows.append(torch.softmax(logits.float(), dim=-1).cpu())
+                rows.append(probabilities(logits))
         all_probs = torch.empty(len(order), rows[0].shape[1])
         all_probs[order] = torch.cat(rows)
         return all_probs

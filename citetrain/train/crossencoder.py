@@ -129,6 +129,7 @@ def metrics_fn(groups: list[str], id2label: dict[int, str] | None = None,
     source (:func:`~citetrain.train.judge_card.source_figures`), where ``roc_auc`` pools the pairs
     (a binary set's "not attributable" then counts as no support against other sets' partial)."""
     import numpy as np
+    from scipy.special import softmax
 
     from citetrain.metrics.meta import meta_evaluate
     from citetrain.nli.base import expected_support
@@ -136,9 +137,7 @@ def metrics_fn(groups: list[str], id2label: dict[int, str] | None = None,
 
     def compute(pred: Any) -> dict[str, float]:
         logits = pred.predictions[0] if isinstance(pred.predictions, tuple) else pred.predictions
-        logits = np.asarray(logits, dtype=np.float64)
-        probs = np.exp(logits - logits.max(-1, keepdims=True))
-        probs /= probs.sum(-1, keepdims=True)
+        probs = softmax(np.asarray(logits, dtype=np.float64), axis=-1)
         labels = np.asarray(pred.label_ids).tolist()
         names = id2label or ID2LABEL
         levels = [LABEL2ID[names[v]] for v in labels]

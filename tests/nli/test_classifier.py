@@ -6,7 +6,7 @@ import torch
 
 from citetrain.errors import CitetrainError
 from citetrain.nli.base import NLIBackend
-from citetrain.nli.classifier import ClassifierNLI, label_indices, position_limit
+from citetrain.nli.classifier import ClassifierNLI, label_indices, position_limit, probabilities
 from citetrain.nli.premises import read_pairs
 from citetrain.nli.hf import fingerprint
 from tests.nli.tiny_models import build_bert_classifier, train_tokenizer
@@ -122,6 +122,19 @@ def test_no_entailment_label_is_a_clear_error(models):
     with pytest.raises(CitetrainError, match=r"labels \(LABEL_0, LABEL_1, LABEL_2\) include no "
                                              r"entailment label"):
         ClassifierNLI(str(models["anon"]), device="cpu")
+
+
+def test_probabilities_are_the_softmax_in_float32_on_the_cpu():
+    logits = torch.tensor([[2.0, 0.0, -1.0], [0.0, 0.0, 0.0], [1000.0, 999.0, -1000.0]])
+    out = probabilities(logits)
+    assert out.dtype == torch.float32 and out.device.type == "cpu"
+    e = 2.718281828459045
+    first = [e ** 3 / (e ** 3 + e + 1), e / (e ** 3 + e + 1), 1 / (e ** 3 + e + 1)]
+    assert out[0].tolist() == pytest.approx(first, abs=1e-7)
+    assert out[1].tolist() == pytest.approx([1 / 3] * 3, abs=1e-7)
+    # large logits stay finite: softmax(1000, 999, -1000) = (e/(e+1), 1/(e+1), 0)
+    assert out[2].tolist() == pytest.approx([e / (e + 1), 1 / (e + 1), 0.0], abs=1e-7)
+    assert torch.allclose(probabilities(logits.bfloat16()), torch.softmax(logits.bfloat16().float(), -1))
 
 
 def test_label_indices_names():
