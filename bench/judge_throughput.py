@@ -34,7 +34,9 @@ a WordPiece tokenizer trained on the records, saved to a temporary folder and re
 or OpenVINO, fp32 or int8 as exported) gets the fp32 and bf16 rows (bf16: OpenVINO's inference
 precision for what is not int8). Figures only; nothing is asserted.
 ``--warm-records N``: each judge row first scores the N answers after the timed ones, untimed,
-and forgets them (steady state, as a serving judge runs). ``--json PATH`` writes them.
+and forgets them (steady state, as a serving judge runs). ``--repeats N``: each judge row times
+its pass N times, forgetting between passes, and reports the median pass (all of them listed):
+on shared cores one pass can run 1.5 times slower than the next. ``--json PATH`` writes them.
 ``--smoke``: a seconds-long CPU run (10 synthetic records, 1-layer config cross-encoder, tiny
 generative judge on 4 prompts, 8 new tokens). ``--compile``: one more
 row, bf16 weights (fp32 without native bf16) through ``torch.compile`` (the classifier's ``compile``
@@ -160,6 +162,29 @@ def instrument(backend, cuda: bool) -> dict[str, float]:
             return out
         setattr(backend, name, wrapped)
     return spent
+
+
+def timed_passes(judge, engine, spent: dict[str, float], records, repeats: int, cuda: bool,
+                 asked: list | None = None) -> tuple:
+    """``(result, seconds, passes)``: the judge row's timed pass over ``records``, ``repeats``
+    times, the engine forgetting its answers before each pass after the first; ``seconds``, the
+    time counters and the pairs asked are the median pass's (the median of an odd count; the
+    slower middle one of an even count), ``passes`` every pass's seconds in order; ``asked``
+    (the pairs a :func:`collecting` model appends to) keeps one pass's pairs."""
+    runs = []
+    for k in range(repeats):
+        if k:
+            engine.forget()
+            if asked is not None:
+                asked.clear()  # the same pairs again
+        engine.stats.model_pairs = 0
+        spent.update({key: 0.0 for key in spent})
+        res, sec = clock(lambda: judge.score(records, progress=False), cuda)
+        runs.append((sec, dict(spent), engine.stats.model_pairs, res))
+    sec, counters, pairs, res = sorted(runs, key=lambda r: r[0])[len(runs) // 2]
+    spent.update(counters)
+    engine.stats.model_pairs = pairs
+    return res, sec, [round(r[0], 3) for r in runs]
 
 
 def split(spent: dict[str, float], total: float) -> dict[str, float]:
@@ -384,9 +409,13 @@ def main() -> None:
     ap.add_argument("--warm-records", type=int, default=0, help="the judge rows first score the "
                     "next N answers untimed (steady state, as a serving judge runs: the runtime has "
                     "seen most shapes), then forget them; default 0 (a fresh model per row)")
+    ap.add_argument("--repeats", type=int, default=1, help="the judge rows' timed pass N times, "
+                    "forgetting between passes; a row reports its median pass and lists them all")
     ap.add_argument("--agreement", action="store_true",
                     help="also meta-evaluate fp32 vs int8 weights on the held-out claims (CPU)")
     args = ap.parse_args()
+    if args.repeats < 1:
+        sys.exit(f"--repeats {args.repeats}: must be at least 1")
     if args.smoke:
         args.device, args.synthetic, args.gen_shape = "cpu", True, "tiny"
         args.records = args.records or 10
@@ -459,12 +488,11 @@ def main() -> None:
         judge = NLIJudge(engine, union_first=first, subsets=args.subsets if first else "all")
         if warm_records:  # steady state: other answers first, untimed, then nothing remembered
             judge.score(warm_records, progress=False)
-            engine.forget()
-            engine.stats.model_pairs = 0
-            spent.update({key: 0.0 for key in spent})
+            engine.forget()  # timed_passes zeroes the counters
         if dtype == "int8":
             engine.backend.predict = collecting(engine.backend.predict, asked)
-        res, sec = clock(lambda: judge.score(records, progress=False), cuda)
+        res, sec, passes = timed_passes(judge, engine, spent, records, args.repeats, cuda,
+                                        asked if dtype == "int8" else None)
         judged[dtype] = res.result.per_statement
         tag = "" if cuda else ("before: ", "after: ")[k > 0]
         label = (f"{'int8 + ' * int8_export}{dtype}, {'union' if first else 'docs alone'} first"
@@ -472,7 +500,7 @@ def main() -> None:
                  + (", whole last layer" if before and not exported_folder(path) else ""))
         rows.append(dict(scorer=f"cross-encoder judge, {tag}{label}", dtype=dtype,
                          statements=res.statements, seconds=sec, calls=engine.stats.model_pairs,
-                         unit="pairs", split=split(spent, sec)))
+                         unit="pairs", split=split(spent, sec), passes=passes))
     floor = judge_floor(path, asked, rows[-1]["statements"], args.threads) if asked else None
     kinds = pair_kinds(records, asked) if asked else None
     if args.workers > 1 and not cuda:
@@ -511,6 +539,10 @@ def main() -> None:
     for r in rows:
         print(f"{r['scorer']:<72}{r['dtype']:>13}{r['statements']:>7}{r['seconds']:>9.2f}"
               f"{r['statements_per_s']:>10.1f}  {r['calls']} {r['unit']} ({r['calls'] / r['seconds']:.1f}/s)")
+    for r in rows:
+        if len(r.get("passes", [])) > 1:
+            rates = " / ".join(f"{r['statements'] / t:.1f}" for t in r["passes"])
+            print(f"{r['scorer']}: {len(r['passes'])} passes, statements/s {rates} (the median above)")
     print()
     for d, (n, of) in same.items():
         print(f"{ce_dtypes[0]} vs {d}: {n} of {of} statements with the same context, edits and rating")

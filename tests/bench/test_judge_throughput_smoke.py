@@ -19,7 +19,8 @@ def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "x.json"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "2"}
     got = subprocess.run([sys.executable, "bench/judge_throughput.py", "--smoke", "--compile",
-                          "--workers", "2", "--warm-records", "3", "--json", str(out)],
+                          "--workers", "2", "--warm-records", "3", "--repeats", "3",
+                          "--json", str(out)],
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert got.returncode == 0, got.stdout[-3000:] + got.stderr[-3000:]
     header = next(line for line in got.stdout.splitlines() if line.startswith("device:"))
@@ -37,6 +38,13 @@ def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     for row in rows:
         assert row["statements"] > 0 and row["seconds"] > 0, row
         assert row["statements_per_s"] > 0, row
+    # --repeats 3: every in-process judge row timed three times, reported at its median pass
+    timed = [r for r in rows if "passes" in r]
+    assert len(timed) == len([r for r in rows if r["scorer"].startswith("cross-encoder judge")]) - 1
+    for row in timed:
+        assert len(row["passes"]) == 3
+        assert row["seconds"] == pytest.approx(sorted(row["passes"])[1], abs=1e-3)
+        assert f"{row['scorer']}: 3 passes, statements/s " in got.stdout
     from citetrain.nli.hf import cpu_has_bf16
 
     native = cpu_has_bf16()  # bf16 weights are a row (union first) where the CPU has them
@@ -86,3 +94,9 @@ def test_with_lexical_rows_read_the_judge_averaged_with_lexical_recall(tmp_path:
     assert spent["predict"] > 0 and spent["_encode"] > 0  # the cross-encoder's own counters
     for res, m, r in zip(got, model.predict(pairs), lexical.predict(pairs)):
         assert res.expected == pytest.approx((m.expected + r.expected) / 2, abs=1e-6)
+
+
+def test_repeats_below_one_is_refused() -> None:
+    got = subprocess.run([sys.executable, "bench/judge_throughput.py", "--smoke", "--repeats", "0"],
+                         cwd=REPO, capture_output=True, text=True, timeout=120)
+    assert got.returncode != 0 and "--repeats 0: must be at least 1" in got.stderr
