@@ -7,6 +7,15 @@ import argparse
 from citetrain.judges.narrow import HEAD_PAIRS, TOKEN_PAIRS
 
 
+def widths(text: str) -> int | list[int]:
+    """``N`` (every layer) or ``N,N,...`` (one per layer)."""
+    try:
+        values = [int(v) for v in text.split(",")]
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not N or N,N,... (whole numbers)") from None
+    return values[0] if len(values) == 1 else values
+
+
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p = sub.add_parser(name, help="prune a cross-encoder judge's feed-forward blocks, re-fitted to "
                        "keep its reading (no training)",
@@ -15,8 +24,10 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        "stays the judge's, and write a standard model folder to --out.")
     p.add_argument("model", help="model folder, e.g. runs/judge-crossencoder/final")
     p.add_argument("--out", required=True, help="folder to write (replaced as a whole when done)")
-    p.add_argument("--intermediate-size", type=int, required=True, metavar="N",
-                   help="feed-forward units to keep in each layer")
+    p.add_argument("--intermediate-size", type=widths, required=True, metavar="N[,N...]",
+                   help="feed-forward units to keep in each layer, or one width per layer "
+                   "(e.g. 768,1024,768,1024,512,1536: an exported judge computes the last layer for "
+                   "the first token only, so its width costs almost nothing there)")
     p.add_argument("--calibration", action="append", required=True, metavar="DATASET",
                    help="a datasets folder of premise/hypothesis pairs (its train split), e.g. the "
                    "judge's training data; repeat for more (an equal share of each)")
@@ -35,9 +46,10 @@ def run(args: argparse.Namespace) -> int:
     quiet_libraries(None)
     card = prune_judge(args.model, args.out, args.intermediate_size, args.calibration,
                        token_pairs=args.token_pairs, head_pairs=args.head_pairs, seed=args.seed)
-    print(f"wrote {args.out}: {card['intermediate_size']} of {card['had']} feed-forward units a "
-          f"layer, fitted on {card['token_pairs']} + {card['head_pairs']} pairs")
+    kept = sorted(set(card["widths"]))
+    print(f"wrote {args.out}: {kept[0] if len(kept) == 1 else '/'.join(map(str, card['widths']))} of {card['had']} feed-forward "
+          f"units a layer, fitted on {card['token_pairs']} + {card['head_pairs']} pairs")
     for f in card["layers"]:
-        print(f"  layer {f['layer']}: squared error {f['error_before']:.5f} -> {f['error_after']:.5f} "
+        print(f"  layer {f['layer']} ({f['width']} units): squared error {f['error_before']:.5f} -> {f['error_after']:.5f} "
               f"(target variance {f['target_variance']:.4f}, {f['rows']:,} rows)")
     return 0

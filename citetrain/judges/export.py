@@ -55,6 +55,7 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
     from citetrain.judges import openvino_ir as ir
     from citetrain.models.pkg import resolve_model_path
     from citetrain.nli.classifier import ClassifierNLI
+    from citetrain.nli.ffn_units import drop_dead_units
     from citetrain.nli.first_token import first_token as trim
 
     if runtime not in RUNTIMES:
@@ -83,6 +84,7 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
             pairs = ir.calibration_pairs(calibration, size, calibration_seed)
     reference = ClassifierNLI(str(src), device="cpu", dtype="fp32")
     net = AutoModelForSequenceClassification.from_pretrained(str(src), dtype=torch.float32).eval()
+    widths = drop_dead_units(net)  # a pruned folder's padding: each layer exported at its width
     traced = trim(net) if first_token else net  # trim returns a model it cannot trim as it is
     trimmed = traced is not net
     tokenizer = AutoTokenizer.from_pretrained(str(src))
@@ -105,6 +107,7 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
                                                            "pairs": len(pairs), "seed": calibration_seed},
                 "labels": net.config.id2label,
                 "last_layer": "first token" if trimmed else "every token",
+                "ffn_widths": widths,
                 "premise": reference.premise, "hint": reference.hint, "max_length": reference.max_length,
                 "stack": None if reference.stack is None else reference.stack.to_config(), **figures}
         atomic_write_text(tmp / "README.md", model_card(card))
@@ -189,6 +192,10 @@ def model_card(card: dict[str, Any]) -> str:
     last = ("" if card.get("last_layer") != "first token" else
             "\nIts last layer is computed for the first token only, the one the head reads "
             "(`citetrain.nli.first_token`):\nthe same logits as the whole layer's, for less work.")
+    widths = card.get("ffn_widths") or []
+    if len(set(widths)) > 1:
+        last += (f"\nFeed-forward units per layer: {' / '.join(map(str, widths))} (a pruned folder's "
+                 "padding cut: `citetrain.nli.ffn_units`).")
     return f"""# citetrain judge, {RUNTIME_NAMES[runtime]} export
 
 Exported by `citetrain export` from `{card['source']}` ({made}{weights}) as {files}. Inputs:

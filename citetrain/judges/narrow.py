@@ -36,11 +36,12 @@ def draw_pairs(datasets: Sequence[str | Path], n: int, seed: int) -> list[tuple[
             for pair in calibration_pairs(data, m, seed)]
 
 
-def prune_judge(model: str | Path, out: str | Path, keep: int, calibration: Sequence[str | Path],
-                *, token_pairs: int = TOKEN_PAIRS, head_pairs: int = HEAD_PAIRS,
-                seed: int = 0) -> dict[str, Any]:
-    """Write ``model`` (a classifier folder) pruned to ``keep`` feed-forward units a layer into
-    ``out`` (replaced as a whole when done); returns what its card reports."""
+def prune_judge(model: str | Path, out: str | Path, keep: int | Sequence[int],
+                calibration: Sequence[str | Path], *, token_pairs: int = TOKEN_PAIRS,
+                head_pairs: int = HEAD_PAIRS, seed: int = 0) -> dict[str, Any]:
+    """Write ``model`` (a classifier folder) pruned to ``keep`` feed-forward units a layer, or
+    ``keep[i]`` in layer ``i``, into ``out`` (replaced as a whole when done); returns what its
+    card reports."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
@@ -60,7 +61,8 @@ def prune_judge(model: str | Path, out: str | Path, keep: int, calibration: Sequ
     reference = copy.deepcopy(net)  # the judge as it was, read layer by layer beside the copy
     had = net.config.intermediate_size
     fits = compensate_ffn(net, reference, keep, batches, heads)
-    card = {"source": str(model), "intermediate_size": keep, "had": had,
+    card = {"source": str(model), "intermediate_size": net.config.intermediate_size, "had": had,
+            "widths": [f.width for f in fits],
             "calibration": [str(d) for d in calibration], "seed": seed,
             "token_pairs": sum(len(b["input_ids"]) for b in batches),
             "head_pairs": sum(len(b["input_ids"]) for b in heads),
@@ -75,16 +77,25 @@ def prune_judge(model: str | Path, out: str | Path, keep: int, calibration: Sequ
 
 def model_card(card: dict[str, Any]) -> str:
     """The pruned judge's README: its source, what was kept, on what, and each layer's fit."""
-    rows = "\n".join(f"| {f['layer']} | {f['rows']:,} | {f['error_before']:.5f} | "
+    rows = "\n".join(f"| {f['layer']} | {f['width']} | {f['rows']:,} | {f['error_before']:.5f} | "
                      f"{f['error_after']:.5f} | {f['target_variance']:.4f} |" for f in card["layers"])
     data = ", ".join(f"`{d}`" for d in card["calibration"])
+    widths = card["widths"]
+    kept = (f"{widths[0]} of the {card['had']} feed-forward units in\neach layer"
+            if len(set(widths)) == 1 else
+            f"{' / '.join(map(str, widths))} of the {card['had']} feed-forward units in\nlayers 0 to "
+            f"{len(widths) - 1}")
+    padded = ("" if len(set(widths)) == 1 else
+              f" (its narrower layers padded to {card['intermediate_size']} units with units zero in "
+              "and out, which `classifier:` and `citetrain export` cut again: "
+              "`citetrain.nli.ffn_units`)")
     return f"""# citetrain judge, feed-forward blocks pruned
 
-`citetrain prune` kept {card['intermediate_size']} of the {card['had']} feed-forward units in
-each layer of `{card['source']}` and re-fitted each block's output projection by least squares, so
-that the layer's output stays the judge's (`citetrain.models.compensate`); no training. It is a
-standard model folder (`config.intermediate_size` {card['intermediate_size']}): read it with
-`classifier:THIS_FOLDER`, serve it, or `citetrain export` it.
+`citetrain prune` kept {kept} of `{card['source']}` and re-fitted each block's output projection
+by least squares, so that the layer's output stays the judge's (`citetrain.models.compensate`); no
+training. It is a standard model folder (`config.intermediate_size`
+{card['intermediate_size']}){padded}: read it with `classifier:THIS_FOLDER`, serve it, or
+`citetrain export` it.
 
 Calibration: {card['token_pairs']} pairs (every token) and {card['head_pairs']} pairs (first token,
 the last layer's rows) drawn with seed {card['seed']} from {data}, read as the judge reads them.
@@ -92,8 +103,8 @@ the last layer's rows) drawn with seed {card['seed']} from {data}, read as the j
 Squared error per output value of each block against its target (the judge's block output plus
 the lost residual), before (the judge's block in the pruned model) and after the fit:
 
-| layer | rows | before | after | target variance |
-|---:|---:|---:|---:|---:|
+| layer | units | rows | before | after | target variance |
+|---:|---:|---:|---:|---:|---:|
 {rows}
 
 Check the pruned judge on held-out claims before serving it (`citetrain meta-eval --split

@@ -23,7 +23,11 @@ output is added to), so that the block also makes up for what earlier layers los
 The last layer of a sequence classifier matters only at the first token, the one its head reads
 (BERT's pooler, RoBERTa's and DeBERTa's heads; :mod:`citetrain.nli.first_token`): its rows are the
 first tokens of ``head_batches``, which can hold many more pairs for the same memory. The model
-saves as a standard one with ``config.intermediate_size = keep``.
+saves as a standard one with ``config.intermediate_size = keep``. With a width per layer it is
+saved at the widest, its narrower layers padded with units that are zero in and out
+(:mod:`citetrain.nli.ffn_units`, which cuts them again where the model is read); a trimmed export
+computes the last layer for the first token only (:mod:`citetrain.nli.first_token`), so that
+layer's width costs almost nothing there.
 """
 from __future__ import annotations
 
@@ -31,7 +35,8 @@ from dataclasses import dataclass
 from typing import Any, Sequence
 
 from citetrain.errors import CitetrainError
-from citetrain.models.prune import _cut, ffn_layers
+from citetrain.models.prune import ffn_layers, pad_units
+from citetrain.nli.ffn_units import cut_units
 
 RIDGE = 1e-3  # λ: a share of the mean diagonal of XᵀX, so no unit's fit is ill-posed
 
@@ -42,11 +47,12 @@ class _Stop(Exception):
 
 @dataclass
 class LayerFit:
-    """One layer's fit: calibration rows, the squared error per output value before and after
+    """One layer's fit: the units it keeps, calibration rows, the squared error per output value before and after
     the pruning (the pruned model's block as it came against the target), and the target's
     variance (what the error compares with)."""
 
     layer: int
+    width: int
     rows: int
     error_before: float
     error_after: float
@@ -117,29 +123,52 @@ def surgeon(gram: Any, cross: Any, keep: int, ridge: float = RIDGE) -> tuple[Any
     return kept, torch.linalg.solve(reg[rows][:, rows], cross[rows])
 
 
-def compensate_ffn(model: Any, reference: Any, keep: int, batches: Sequence[dict[str, Any]],
+def layer_widths(keep: int | Sequence[int], have: int, layers: int) -> list[int]:
+    """Each layer's width from ``keep``: one width for every layer (fewer than the ``have`` units
+    a layer has), or one per layer (each at most ``have``, one at least under it)."""
+    if isinstance(keep, int):
+        if not 1 <= keep < have:
+            raise CitetrainError(f"intermediate size {keep}: must be between 1 and the {have} units "
+                                 f"the model has, exclusive of {have}")
+        return [keep] * layers
+    widths = [int(k) for k in keep]
+    if len(widths) != layers:
+        raise CitetrainError(f"intermediate sizes {','.join(map(str, widths))}: give one width for "
+                             f"each of the model's {layers} layers")
+    if bad := [k for k in widths if not 1 <= k <= have]:
+        raise CitetrainError(f"intermediate sizes: {bad} not between 1 and the {have} units a layer "
+                             "has")
+    if min(widths) == have:
+        raise CitetrainError(f"intermediate sizes: every layer keeps all {have} units; prune one")
+    return widths
+
+
+def compensate_ffn(model: Any, reference: Any, keep: int | Sequence[int],
+                   batches: Sequence[dict[str, Any]],
                    head_batches: Sequence[dict[str, Any]] | None = None,
                    ridge: float = RIDGE) -> list[LayerFit]:
-    """Prune ``model``'s feed-forward blocks to ``keep`` units each in place (module docstring),
-    against ``reference``, an unpruned copy of it (left as it is). ``batches``: calibration token
-    batches (with ``attention_mask``) for every layer but the last; ``head_batches``: those of the
-    last layer, read at the first token only (default ``batches``). Sets
-    ``config.intermediate_size``; returns each layer's :class:`LayerFit`."""
+    """Prune ``model``'s feed-forward blocks in place (module docstring) to ``keep`` units each,
+    or to ``keep[i]`` in layer ``i`` (a layer that keeps all its units is still re-fitted, so it
+    makes up for the layers before it), against ``reference``, an unpruned copy of it (left as it
+    is). ``batches``: calibration token batches (with ``attention_mask``) for every layer but the
+    last; ``head_batches``: those of the last layer, read at the first token only (default
+    ``batches``). Sets ``config.intermediate_size`` (with a width per layer, the widest, the
+    narrower layers padded by :func:`~citetrain.models.prune.pad_units`, so the folder stays a
+    standard one); returns each layer's :class:`LayerFit`."""
     layers = ffn_layers(model)
-    have = layers[0].output.dense.in_features
-    if not 1 <= keep < have:
-        raise CitetrainError(f"intermediate size {keep}: must be between 1 and the {have} units "
-                             f"the model has, exclusive of {have}")
+    widths = layer_widths(keep, layers[0].output.dense.in_features, len(layers))
     if len(ffn_layers(reference)) != len(layers):
         raise CitetrainError("the reference model has another number of layers")
     fits = []
     model.eval()
     reference.eval()
-    for index in range(len(layers)):
+    for index, width in enumerate(widths):
         last = index == len(layers) - 1
         rows = (head_batches or batches) if last else batches
-        fits.append(_refit(model, reference, index, rows, last, keep, ridge))
-    model.config.intermediate_size = keep
+        fits.append(_refit(model, reference, index, rows, last, width, ridge))
+    for layer in ffn_layers(model):
+        pad_units(layer, max(widths))
+    model.config.intermediate_size = max(widths)
     return fits
 
 
@@ -170,11 +199,11 @@ def _refit(model: Any, reference: Any, index: int, batches: Sequence[dict[str, A
     cols = _with_bias(kept, gram.shape[0] - 1)
     after = float((w * (gram[cols][:, cols] @ w)).sum() - 2 * (w * cross[cols]).sum() + square)
     layer = ffn_layers(model)[index]
-    layer.intermediate.dense = _cut(layer.intermediate.dense, kept, rows=True)
-    out = layer.output.dense = _cut(layer.output.dense, kept, rows=False)
+    layer.intermediate.dense = cut_units(layer.intermediate.dense, kept, rows=True)
+    out = layer.output.dense = cut_units(layer.output.dense, kept, rows=False)
     with torch.no_grad():
         out.weight.copy_(w[:-1].T.to(out.weight.dtype))
         out.bias.copy_(w[-1].to(out.bias.dtype))
     values = n * cross.shape[1]
-    return LayerFit(index, n, before / values, max(after, 0.0) / values,
+    return LayerFit(index, keep, n, before / values, max(after, 0.0) / values,
                     square / values - (total / values) ** 2)

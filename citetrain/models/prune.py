@@ -26,22 +26,43 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from citetrain.errors import CitetrainError
-
-
-def _encoder(model: Any) -> Any:
-    """The model's encoder (``base_model.encoder``), or None."""
-    return getattr(getattr(model, "base_model", model), "encoder", None)
+from citetrain.nli.ffn_units import bert_ffn_layers, cut_units, encoder_of
 
 
 def ffn_layers(model: Any) -> list[Any]:
     """The encoder's layers, each with ``intermediate`` (its output: the activated units, from
     ``intermediate.dense``) and ``output.dense`` (the block's output projection)."""
-    layers = getattr(_encoder(model), "layer", None)
-    if layers is None or not all(hasattr(getattr(l, "intermediate", None), "dense")
-                                 and hasattr(getattr(l, "output", None), "dense") for l in layers):
+    layers = bert_ffn_layers(model)
+    if layers is None:
         raise CitetrainError(f"model.intermediate_size: {type(model).__name__} is not a BERT-style "
                              "encoder (encoder.layer[i].intermediate.dense / .output.dense)")
-    return list(layers)
+    return layers
+
+
+def pad_units(layer: Any, width: int) -> None:
+    """Widen ``layer``'s feed-forward block in place to ``width`` units with units that are zero in
+    and out (they add nothing, training keeps them zero, and
+    :func:`~citetrain.nli.ffn_units.drop_dead_units` cuts them where the model is read)."""
+    import torch
+
+    first, out = layer.intermediate.dense, layer.output.dense
+    have = out.in_features
+    if width <= have:
+        return
+    wide_in = torch.nn.Linear(first.in_features, width, bias=first.bias is not None,
+                              device=first.weight.device, dtype=first.weight.dtype)
+    wide_out = torch.nn.Linear(width, out.out_features, bias=out.bias is not None,
+                               device=out.weight.device, dtype=out.weight.dtype)
+    with torch.no_grad():
+        for param in (wide_in.weight, wide_out.weight) + ((wide_in.bias,) if first.bias is not None else ()):
+            param.zero_()
+        wide_in.weight[:have] = first.weight
+        wide_out.weight[:, :have] = out.weight
+        if first.bias is not None:
+            wide_in.bias[:have] = first.bias
+        if out.bias is not None:
+            wide_out.bias.copy_(out.bias)
+    layer.intermediate.dense, layer.output.dense = wide_in, wide_out
 
 
 def keep_layers(model: Any, keep: list[int]) -> int:
@@ -49,7 +70,7 @@ def keep_layers(model: Any, keep: list[int]) -> int:
     ``config.num_hidden_layers``. Returns the number of layers the model had."""
     import torch
 
-    encoder = _encoder(model)
+    encoder = encoder_of(model)
     layers = getattr(encoder, "layer", None)
     if not isinstance(layers, torch.nn.ModuleList):
         raise CitetrainError(f"model.layers: {type(model).__name__} is not a BERT-style encoder "
@@ -115,22 +136,7 @@ def prune_ffn(model: Any, keep: int, batches: Iterable[dict[str, Any]]) -> int:
                              f"{have} units the model has, exclusive of {have}")
     for layer, score in zip(layers, ffn_importance(model, batches)):
         idx = torch.topk(score, keep).indices.sort().values.to(layer.output.dense.weight.device)
-        layer.intermediate.dense = _cut(layer.intermediate.dense, idx, rows=True)
-        layer.output.dense = _cut(layer.output.dense, idx, rows=False)
+        layer.intermediate.dense = cut_units(layer.intermediate.dense, idx, rows=True)
+        layer.output.dense = cut_units(layer.output.dense, idx, rows=False)
     model.config.intermediate_size = keep
     return have
-
-
-def _cut(linear: Any, idx: Any, rows: bool) -> Any:
-    """A copy of ``linear`` with only the output units (``rows``) or input units ``idx``."""
-    import torch
-
-    weight = linear.weight.detach()[idx] if rows else linear.weight.detach()[:, idx]
-    bias = linear.bias
-    new = torch.nn.Linear(weight.shape[1], weight.shape[0], bias=bias is not None,
-                          device=weight.device, dtype=weight.dtype)
-    with torch.no_grad():
-        new.weight.copy_(weight)
-        if bias is not None:
-            new.bias.copy_(bias.detach()[idx] if rows else bias.detach())
-    return new

@@ -196,6 +196,7 @@ def load_pretrained(
     """(model, tokenizer) from ``source`` in eval mode on ``device``; errors as one clear line."""
     from transformers import AutoTokenizer
 
+    from citetrain.nli.ffn_units import drop_dead_units
     from citetrain.nli.onnx import OnnxClassifier, is_onnx_folder
     from citetrain.nli.openvino import OpenVinoClassifier, is_openvino_folder
 
@@ -218,6 +219,8 @@ def load_pretrained(
                      if openvino else OnnxClassifier(source.location, threads=threads))
         else:
             model = auto_class.from_pretrained(source.location, dtype=dtype, **kwargs)
+            if getattr(auto_class, "__name__", "") == "AutoModelForSequenceClassification":
+                drop_dead_units(model)  # a pruned judge's padding (citetrain prune N,N,...)
     except (OSError, ValueError) as exc:
         where = "directory" if source.local else "hub id (offline: is it in the local cache?)"
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__

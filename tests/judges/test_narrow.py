@@ -89,6 +89,36 @@ def test_the_pruned_judge_is_a_standard_folder_that_reads_as_the_judge(judge, ca
     assert gap(narrow) < gap(plain)
 
 
+def test_a_width_per_layer_reads_and_exports_at_its_widths(judge, calibration, tmp_path):
+    """Widths 24 and 64 (the tiny judge's last layer whole): the folder is saved at 64 units a
+    layer, layer 0 padded with units zero in and out; the card names both widths; classifier:
+    reads layer 0 with its 24 units; the OpenVINO export traces those widths and states them, and
+    reads the pairs as the PyTorch model does."""
+    pytest.importorskip("openvino", reason="pip install -e '.[openvino]'")
+    from citetrain.judges.export import export_judge
+    from citetrain.nli.ffn_units import bert_ffn_layers
+
+    out = tmp_path / "narrow"
+    card = prune_judge(judge, out, [24, 64], calibration, token_pairs=48, head_pairs=96, seed=0)
+    assert card["widths"] == [24, 64] and card["intermediate_size"] == 64
+    assert [f["width"] for f in card["layers"]] == [24, 64]
+    assert json.loads((out / "config.json").read_text())["intermediate_size"] == 64
+    text = (out / "README.md").read_text()
+    assert "kept 24 / 64 of the 64 feed-forward units" in text and "padded to 64 units" in text
+    narrow = ClassifierNLI(str(out), device="cpu", dtype="fp32", stacked=False)
+    layers = bert_ffn_layers(getattr(narrow.model, "net", narrow.model))  # first-token wrapper
+    assert [l.output.dense.in_features for l in layers] == [24, 64]
+    exported = export_judge(out, tmp_path / "ov", runtime="openvino")
+    assert exported["ffn_widths"] == [24, 64]
+    assert exported["max_abs_diff_prob"] < 1e-4
+    assert "Feed-forward units per layer: 24 / 64" in (tmp_path / "ov" / "README.md").read_text()
+    run = subprocess.run([sys.executable, "-m", "citetrain", "prune", str(judge), "--out",
+                          str(tmp_path / "o"), "--intermediate-size", "24,x", "--calibration",
+                          str(calibration[0])], capture_output=True, text=True, cwd=tmp_path,
+                         env={"PYTHONPATH": str(REPO), "HF_HUB_OFFLINE": "1", "PATH": ""})
+    assert run.returncode == 2 and "'24,x' is not N or N,N,..." in run.stderr
+
+
 def test_bad_input_is_one_line(judge, calibration, tmp_path):
     with pytest.raises(CitetrainError, match="between 1 and the 64 units"):
         prune_judge(judge, tmp_path / "o", 64, calibration)

@@ -124,3 +124,33 @@ def test_bad_sizes_are_clear_errors():
             vocab_size=50, hidden_size=8, num_hidden_layers=1, num_attention_heads=2,
             intermediate_size=16, max_position_embeddings=32, num_labels=3))
         compensate_ffn(_bert(), other, 8, _batches())
+
+
+def test_a_width_per_layer_pads_the_narrower_layers_and_refits_the_full_one():
+    """Widths [5, 16]: layer 0 keeps 5 units, padded back to 16 with units zero in and out;
+    layer 1 keeps all 16 and is still re-fitted (its error falls: it makes up for layer 0); the
+    padded model's logits are those of the cut one; bad lists are clear errors."""
+    import torch
+
+    from citetrain.models.compensate import compensate_ffn
+    from citetrain.nli.ffn_units import drop_dead_units
+
+    model, reference = _bert(), _bert()
+    fits = compensate_ffn(model, reference, [5, 16], _batches(), ridge=0.0)
+    assert [f.width for f in fits] == [5, 16]
+    assert model.config.intermediate_size == 16
+    first = model.bert.encoder.layer[0]
+    assert first.intermediate.dense.weight.shape == (16, 8)
+    assert not first.intermediate.dense.weight[5:].any() and not first.output.dense.weight[:, 5:].any()
+    assert fits[1].error_after < fits[1].error_before
+    batch = _batches()[1]
+    with torch.inference_mode():
+        padded = model(**batch).logits
+    assert drop_dead_units(model) == [5, 16]
+    with torch.inference_mode():
+        assert torch.allclose(model(**batch).logits, padded, atol=1e-6)
+    for keep, message in (([5], "one width for each of the model's 2 layers"),
+                          ([0, 8], r"\[0\] not between 1 and the 16"),
+                          ([16, 16], "every layer keeps all 16 units")):
+        with pytest.raises(CitetrainError, match=message):
+            compensate_ffn(_bert(), _bert(), keep, _batches())

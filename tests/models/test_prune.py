@@ -151,3 +151,37 @@ def test_kept_layers_are_the_chosen_ones_in_order_and_reload(tmp_path):
         assert torch.allclose(again(**batch).logits, want, atol=1e-6)
     with pytest.raises(CitetrainError, match=r"model.layers: \[2\] not among the 2 layers"):
         keep_layers(again, [0, 2])
+
+
+def test_padding_adds_nothing_and_training_keeps_it_zero():
+    """Layer 0 padded from 16 to 24 units: the logits do not move, and after AdamW steps with
+    weight decay (every other weight moves) the eight new units are still zero in and out, so
+    drop_dead_units cuts exactly them."""
+    import torch
+
+    from citetrain.models.prune import pad_units
+    from citetrain.nli.ffn_units import drop_dead_units
+
+    model = _bert()
+    batch = _batches()[0]
+    with torch.inference_mode():
+        before = model(**batch).logits
+    layer = model.bert.encoder.layer[0]
+    pad_units(layer, 24)
+    assert layer.intermediate.dense.weight.shape == (24, 8)
+    assert layer.output.dense.weight.shape == (8, 24)
+    with torch.inference_mode():
+        assert torch.allclose(model(**batch).logits, before, atol=1e-6)
+    model.train()
+    start = layer.intermediate.dense.weight[:16].clone()
+    optim = torch.optim.AdamW(model.parameters(), lr=1e-2, weight_decay=0.1)
+    for _ in range(3):
+        loss = model(**batch, labels=torch.tensor([0, 1, 2])).loss
+        loss.backward()
+        optim.step()
+        optim.zero_grad()
+    assert not torch.equal(layer.intermediate.dense.weight[:16], start)
+    assert not layer.intermediate.dense.weight[16:].any()
+    assert not layer.intermediate.dense.bias[16:].any()
+    assert not layer.output.dense.weight[:, 16:].any()
+    assert drop_dead_units(model.eval()) == [16, 16]
