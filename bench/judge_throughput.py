@@ -489,10 +489,10 @@ def main() -> None:
         if warm_records:  # steady state: other answers first, untimed, then nothing remembered
             judge.score(warm_records, progress=False)
             engine.forget()  # timed_passes zeroes the counters
-        if dtype == "int8":
-            engine.backend.predict = collecting(engine.backend.predict, asked)
-        res, sec, passes = timed_passes(judge, engine, spent, records, args.repeats, cuda,
-                                        asked if dtype == "int8" else None)
+        collect = asked if dtype == "int8" else None  # the pairs the int8 row asks
+        if collect is not None:
+            engine.backend.predict = collecting(engine.backend.predict, collect)
+        res, sec, passes = timed_passes(judge, engine, spent, records, args.repeats, cuda, collect)
         judged[dtype] = res.result.per_statement
         tag = "" if cuda else ("before: ", "after: ")[k > 0]
         label = (f"{'int8 + ' * int8_export}{dtype}, {'union' if first else 'docs alone'} first"

@@ -46,10 +46,11 @@ def run(args: argparse.Namespace) -> int:
     quiet_libraries(None)
     card = prune_judge(args.model, args.out, args.intermediate_size, args.calibration,
                        token_pairs=args.token_pairs, head_pairs=args.head_pairs, seed=args.seed)
-    kept = sorted(set(card["widths"]))
-    print(f"wrote {args.out}: {kept[0] if len(kept) == 1 else '/'.join(map(str, card['widths']))} of {card['had']} feed-forward "
-          f"units a layer, fitted on {card['token_pairs']} + {card['head_pairs']} pairs")
+    widths = card["widths"]
+    kept = str(widths[0]) if len(set(widths)) == 1 else "/".join(map(str, widths))
+    print(f"wrote {args.out}: {kept} of {card['had']} feed-forward units a layer, fitted on "
+          f"{card['token_pairs']} + {card['head_pairs']} pairs")
     for f in card["layers"]:
-        print(f"  layer {f['layer']} ({f['width']} units): squared error {f['error_before']:.5f} -> {f['error_after']:.5f} "
-              f"(target variance {f['target_variance']:.4f}, {f['rows']:,} rows)")
+        print(f"  layer {f['layer']} ({f['width']} units): squared error {f['error_before']:.5f} -> "
+              f"{f['error_after']:.5f} (target variance {f['target_variance']:.4f}, {f['rows']:,} rows)")
     return 0

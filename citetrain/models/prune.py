@@ -54,7 +54,7 @@ def pad_units(layer: Any, width: int) -> None:
     wide_out = torch.nn.Linear(width, out.out_features, bias=out.bias is not None,
                                device=out.weight.device, dtype=out.weight.dtype)
     with torch.no_grad():
-        for param in (wide_in.weight, wide_out.weight) + ((wide_in.bias,) if first.bias is not None else ()):
+        for param in (*wide_in.parameters(), *wide_out.parameters()):
             param.zero_()
         wide_in.weight[:have] = first.weight
         wide_out.weight[:, :have] = out.weight

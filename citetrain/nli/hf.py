@@ -205,12 +205,13 @@ def load_pretrained(
         kwargs["revision"] = source.hub_revision
     openvino = source.local and is_openvino_folder(source.location)
     onnx = source.local and not openvino and is_onnx_folder(source.location)
+    classifier = getattr(auto_class, "__name__", "") == "AutoModelForSequenceClassification"
     try:
         tokenizer = AutoTokenizer.from_pretrained(source.location, **kwargs)
         if onnx or openvino:  # an exported classifier (citetrain export): its own runtime
             import torch
 
-            if getattr(auto_class, "__name__", "") != "AutoModelForSequenceClassification":
+            if not classifier:
                 raise CitetrainError(f"{source.location} is an exported sequence classifier: "
                                      "read it with classifier:PATH")
             threads = torch.get_num_threads()
@@ -219,7 +220,7 @@ def load_pretrained(
                      if openvino else OnnxClassifier(source.location, threads=threads))
         else:
             model = auto_class.from_pretrained(source.location, dtype=dtype, **kwargs)
-            if getattr(auto_class, "__name__", "") == "AutoModelForSequenceClassification":
+            if classifier:
                 drop_dead_units(model)  # a pruned judge's padding (citetrain prune N,N,...)
     except (OSError, ValueError) as exc:
         where = "directory" if source.local else "hub id (offline: is it in the local cache?)"
