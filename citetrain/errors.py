@@ -19,11 +19,35 @@ class InputError(CitetrainError):
         super().__init__(f"{where}:{what} {message}".replace(":  ", ": "))
 
 
+def extra_for(module: str) -> str | None:
+    """The optional extra of citetrain whose packages provide ``module`` (``deepspeed`` ->
+    ``deepspeed``, ``fastapi`` -> ``serve``), read from the installed package's metadata; None
+    when no extra provides it (then a missing module is a bug, not a missing install)."""
+    import re
+    from importlib.metadata import PackageNotFoundError, requires
+
+    try:
+        reqs = requires("citetrain") or []
+    except PackageNotFoundError:
+        return None
+    top = module.split(".")[0].lower()
+    for req in reqs:
+        m = re.match(r"\s*([A-Za-z0-9_.-]+).*;\s*extra\s*==\s*['\"]([\w-]+)['\"]", req)
+        if m and m.group(2) not in ("test", "all", "docs"):
+            if re.sub(r"[-.]", "_", m.group(1).lower()) == top:
+                return m.group(2)
+    return None
+
+
 def error_line(e: Exception) -> tuple[int, str]:
     """Exit code and one-line message for an error: 2 for the user's errors (bad input, a
-    missing file, a full disk), 1 for anything else, which is a bug to report."""
+    missing file, a full disk, an optional extra not installed), 1 for anything else, which is a
+    bug to report."""
     if isinstance(e, CitetrainError):
         return 2, f"error: {e}"
+    if isinstance(e, ModuleNotFoundError) and e.name and (extra := extra_for(e.name)):
+        return 2, (f"error: this needs the optional package '{e.name.split('.')[0]}': "
+                   f"pip install \"citetrain[{extra}]\"")
     if isinstance(e, OSError):
         where = getattr(e, "filename", None)
         return 2, f"error: {where + ': ' if where else ''}{e.strerror or e}"

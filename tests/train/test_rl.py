@@ -19,7 +19,7 @@ from citetrain.train.run import train
 from .conftest import REPO
 from .rl_toy import write_toy_set
 
-pytest.importorskip("trl", reason="pip install -e '.[train]'")
+import trl  # noqa: F401  (a core dependency)
 
 
 @pytest.fixture(scope="module")
