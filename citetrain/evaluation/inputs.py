@@ -9,6 +9,7 @@ from pathlib import Path
 
 from citetrain.config import validate
 from citetrain.errors import CitetrainError
+from citetrain.io.assets import resolve
 from citetrain.io.readers import sha256_file
 from citetrain.evaluation.args import MODEL_OPTIONS, SCORE_CHUNK
 from citetrain.metrics.suites import Suite, SuiteData, SuiteModel, load_suite
@@ -38,6 +39,8 @@ def load_target(args: argparse.Namespace) -> Suite:
     """The suite ``args.target`` names (a ``.yaml`` suite, or a predictions / questions file),
     with ``--metrics``, ``--nli`` and the checkpoint options applied."""
     target = Path(args.target)
+    if not target.suffix and not target.exists():  # a bare name: the shipped suite, if any
+        target = resolve(target, "suite")
     if target.suffix in (".yaml", ".yml"):
         suite = load_suite(target, args.set)
     else:

@@ -86,3 +86,11 @@ def test_the_shipped_checkpoint_suite_validates():
     suite = load_suite(REPO / "eval" / "generator-checkpoint.yaml")
     assert suite.model.path == str((REPO / "runs" / "generator-qwen7b" / "final").resolve())
     assert suite.model.max_doc_words == 200 and suite.metrics == ["alce", "lenient", "aliice"]
+
+
+def test_a_bare_name_is_the_shipped_suite_unless_a_file_has_it(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    suite = load_target(_args("example"))
+    assert suite.name == load_suite(REPO / "eval" / "example.yaml").name
+    (tmp_path / "example").write_text("")  # a file of that name wins: a predictions file
+    assert load_target(_args("example")).data[0].path == "example"
