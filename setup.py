@@ -1,5 +1,5 @@
 """Build hooks: the wheel carries the repository's top-level recipes/, data_builders/, eval/,
-launch/ and examples/ as citetrain/_shipped/<folder>/ (citetrain.io.assets finds them there when
+launch/, examples/ and distill/ as citetrain/_shipped/<folder>/ (citetrain.io.assets finds them there when
 citetrain is installed; in a clone it reads the top-level folders themselves), and the one-line
 citetrain-recipe-hook.pth at the top of site-packages (citetrain/cli/recipe_hook.py: `accelerate
 launch recipes/X.yaml` trains), in a wheel and in an editable install. Everything else is in
@@ -14,7 +14,7 @@ from setuptools.command.editable_wheel import editable_wheel
 
 ROOT = Path(__file__).resolve().parent
 
-FOLDERS = ("recipes", "data_builders", "eval", "launch", "examples")
+FOLDERS = ("recipes", "data_builders", "eval", "launch", "examples", "distill")
 SUFFIXES = (".yaml", ".sbatch", ".jsonl")
 
 

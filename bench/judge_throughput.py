@@ -102,7 +102,7 @@ def config_crossencoder(records: list[Record], out: Path, layers: int) -> str:
     ``out`` with a WordPiece tokenizer trained on the records' text."""
     from transformers import AutoModelForSequenceClassification, BertConfig
 
-    from tests.nli.tiny_models import train_tokenizer as wordpiece
+    from bench._common import train_tokenizer as wordpiece
 
     texts = [t for r in records for t in (r.question, r.output, *(d.text for d in r.docs)) if t]
     tok = wordpiece(texts, kind="wordpiece", style="bert", vocab_size=MINILM["vocab_size"])

@@ -59,7 +59,7 @@ from citetrain.nli.seq2seq import Seq2SeqNLI, true_input  # noqa: E402
 from citetrain.records import Record, join_docs  # noqa: E402
 from citetrain.text.splitter import clear_cache, splitter_name  # noqa: E402
 from citetrain.text.statements import first_line, sentences  # noqa: E402
-from tests.nli.tiny_models import build_t5, train_tokenizer  # noqa: E402
+from bench._common import build_t5, train_tokenizer  # noqa: E402
 
 # decisive=1.0 only unties the output head, whose "0" / "1" rows calibrate() then rewrites
 MODEL = {"d_model": 256, "num_layers": 4, "num_heads": 4, "d_ff": 1024, "vocab_size": 8000,

@@ -32,7 +32,7 @@ from judge_throughput import MINILM, crossencoder_path, load_records  # noqa: E4
 
 
 def start_server(path: str, workers: int, threads: int, extra: list[str], log: Path):
-    from tests.serve.process import start_server as start
+    from bench._common import start_server as start
 
     try:
         return start([f"crossencoder:{path}", "--workers", str(workers), "--threads",

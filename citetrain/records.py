@@ -1,4 +1,4 @@
-"""The canonical ALCE-style record (DESIGN §2).
+"""The canonical ALCE-style record (docs/concepts/records.md).
 
 A record is ``{"id", "question", "docs": [{"title", "text"}], "output", ...}`` plus optional gold
 fields. Passage ids in ``output`` are 1-based and refer to the order of ``docs``.

@@ -5,11 +5,11 @@ has no context labels, but its experts marked each claim citation-worthy or not 
 the nearest human label to CiteEval's applicability (whose paper scores context attribution by the
 F1 of applicability, Table 7). For each split and each pair of context gates ``QUERY:RESPONSE``
 (``query_recall`` / ``response_recall`` of :func:`citetrain.metrics.citeeval.citeeval`; ``0:0`` is
-DESIGN §5's φ alone) this runs the metric with ``--nli`` (union first) and prints the contexts,
+φ alone) this runs the metric with ``--nli`` (union first) and prints the contexts,
 and the precision, recall, F1 and balanced accuracy of "applicable" against "citation-worthy" on
 the statements whose claim carries a worthiness label (matched by the sentence as written).
 
-Run: ``HF_HUB_OFFLINE=1 python bench/context_attribution.py [--nli SPEC] [--dtype bf16]
+Run: ``HF_HUB_OFFLINE=1 python experiments/context_attribution.py [--nli SPEC] [--dtype bf16]
 [--splits rand_val] [--gates 0:0,1:0.8] [--limit N] [--json PATH]``; ``--smoke``: the lexical
 NLI on the first 5 answers of rand_val. Needs ``../shared/data/expertqa``.
 """

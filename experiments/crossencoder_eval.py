@@ -1,6 +1,6 @@
 """Validation ROC-AUC of a cross-encoder judge on WiCE, AttributionBench and ExpertQA, one pass.
 
-    python bench/crossencoder_eval.py runs/judge-crossencoder/final [--premise select] [--lexical]
+    python experiments/crossencoder_eval.py runs/judge-crossencoder/final [--premise select] [--lexical]
 
 Reads the three human-labelled sets in ``../shared/data`` (the validation part, by the recipe's
 split rule: hash of the claim text, fraction 0.3, seed 0), scores each pair once with the

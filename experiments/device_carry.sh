@@ -12,8 +12,8 @@
 #     --target /tmp/site .whl/*.whl && export PYTHONPATH=/tmp/site:$PWD HF_HUB_OFFLINE=1 &&
 #   mkdir -p ../shared && tar -xJf data/carry/shared_data.tar.xz -C ../shared &&
 #   tar -xJf data/carry/pairs.tar.xz
-# then e.g. python3 bench/judge_distill.py --base data/carry/minilm16 --set train.use_cpu=false ...
-# (bench/device_distill.sh is one such call). Run here: bash bench/device_carry.sh
+# then e.g. python3 experiments/judge_distill.py --base data/carry/minilm16 --set train.use_cpu=false ...
+# (experiments/device_distill.sh is one such call). Run here: bash experiments/device_carry.sh
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SHARED=${SHARED:-../shared}

@@ -2,31 +2,31 @@
 # The GPU rows of a judge on ExpertQA's answers (issue 14: >= 1,000 statements/s), alone and read
 # with lexical recall, in one call on a lent GPU machine (the run tool).
 # Here, first, one of:
-#   bash bench/device_judge_speed.sh carry JUDGE_FOLDER
+#   bash experiments/device_judge_speed.sh carry JUDGE_FOLDER
 #     data/gpu14/m: that judge in fp16 (45 MB for MiniLM-L6's shape; the 64 MiB carry would not
 #     hold its fp32 weights; read back as fp32 / bf16 by the bench's rows);
-#   bash bench/device_judge_speed.sh carry
+#   bash experiments/device_judge_speed.sh carry
 #     no judge at hand (a fresh checkout has no runs/): data/gpu14/base, all-MiniLM-L6-v2 in fp16,
 #     from which the device first trains recipes/judge-crossencoder.yaml at the quality judge's 128
 #     tokens (~1 min on an H100); the rows are then this judge's, and its pairs are printed;
-#   both also write the human-labelled files as ../shared/data/... (bench/device_carry.sh's
+#   both also write the human-labelled files as ../shared/data/... (experiments/device_carry.sh's
 #   tarball) and .whl/.
-# Device:  run carry [".whl", "data/gpu14"], command `bash bench/device_judge_speed.sh`
+# Device:  run carry [".whl", "data/gpu14"], command `bash experiments/device_judge_speed.sh`
 #   prints bench/judge_throughput.py --device cuda on 600 ExpertQA answers, three ways: read with
 #   lexical recall with the tokenizer's threads on and off, and the judge alone; JSON under $OUT.
 # A dry run on a CPU: DEVICE=cpu RECORDS=5 TRAIN_SETS="--set train.max_steps=2" bash
-#   bench/device_judge_speed.sh (TRAIN_SETS replaces the GPU training settings).
+#   experiments/device_judge_speed.sh (TRAIN_SETS replaces the GPU training settings).
 set -uo pipefail
 cd "$(dirname "$0")/.."
 T0=$(date +%s)
 if [ "${1:-}" = carry ]; then
   [ -f data/carry/shared_data.tar.xz ] && [ -d .whl ] && [ -f data/carry/minilm16/model.safetensors ] \
-    || bash bench/device_carry.sh || exit 1
+    || bash experiments/device_carry.sh || exit 1
   rm -rf data/gpu14 && mkdir -p data/gpu14 && cp data/carry/shared_data.tar.xz data/gpu14/ || exit 1
   if [ -n "${2:-}" ]; then
     mkdir -p data/gpu14/m
     for f in "$2"/*.json "$2"/*.txt "$2"/README.md; do [ -f "$f" ] && cp "$f" data/gpu14/m/; done
-    python bench/half_weights.py "$2/model.safetensors" data/gpu14/m/model.safetensors || exit 1
+    python experiments/half_weights.py "$2/model.safetensors" data/gpu14/m/model.safetensors || exit 1
   else
     cp -r data/carry/minilm16 data/gpu14/base || exit 1
   fi

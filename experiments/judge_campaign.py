@@ -7,7 +7,7 @@ Rows, each one run per seed (``RUN = OUT/ROW-sSEED``):
 - ``human``: ``recipes/judge-crossencoder.yaml`` (human pairs only);
 - ``built``: ``recipes/judge-crossencoder-built.yaml`` (built pairs only, zero-shot on humans);
 - ``2stage``: ``recipes/judge-crossencoder-2stage.yaml`` from that seed's ``built`` model;
-- ``mixed``: the human recipe with the built pairs added (one stage, ``data.built_max`` of them);
+- ``mixed``: the human recipe with the built pairs added (one stage, ``crossencoder.built_max`` of them);
 - ``ablation``: for each group of transformations, ``built-noGROUP`` (stage 1 without them) and
   ``2stage-noGROUP`` (stage 2 from it), on ``--ablation-seeds``;
 - ``--variant NAME=KEY=VAL;KEY=VAL``: ``2stage-NAME``, stage 2 with these overrides from the
@@ -17,8 +17,8 @@ Every run gets its own copy of the pairs datasets (no two processes share a ``da
 writes its log beside it and is skipped when its ``train_summary.json`` is already there, so a
 killed campaign resumes. ``--collect DIR`` copies what the table needs (summaries, per-pair
 held-out scores, cards, logs; not the models) to DIR. The table is printed with
-``bench/judge_seeds.py``'s reader.
-Run: ``python bench/judge_campaign.py --out runs/campaign --set train.use_cpu=false --parallel 8``.
+``experiments/judge_seeds.py``'s reader.
+Run: ``python experiments/judge_campaign.py --out runs/campaign --set train.use_cpu=false --parallel 8``.
 """
 from __future__ import annotations
 
@@ -32,7 +32,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "experiments"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
 RECIPES = {"human": "recipes/judge-crossencoder.yaml", "built": "recipes/judge-crossencoder-built.yaml",
@@ -55,7 +55,7 @@ def jobs(rows: list[str], seeds: list[int], ablation_seeds: list[int],
         if row == "ablation":
             for seed in ablation_seeds:
                 for g, names in GROUPS.items():
-                    ex = f"data.built_exclude=[{','.join(names)}]"
+                    ex = f"crossencoder.built_exclude=[{','.join(names)}]"
                     out.append(dict(name=f"built-no{g}-s{seed}", row=f"built-no{g}", seed=seed,
                                     recipe=RECIPES["built"], built=True, sets=[ex]))
                     out.append(dict(name=f"2stage-no{g}-s{seed}", row=f"2stage-no{g}", seed=seed,
@@ -70,7 +70,7 @@ def jobs(rows: list[str], seeds: list[int], ablation_seeds: list[int],
                                 after=f"built-s{seed}"))
             elif row == "mixed":
                 out.append(dict(name=f"mixed-s{seed}", row=row, seed=seed, recipe=RECIPES["human"],
-                                built=True, sets=["data.built_max=6000"]))
+                                built=True, sets=["crossencoder.built_max=6000"]))
             else:
                 sys.exit(f"[campaign] unknown row {row!r}: human, built, 2stage, mixed, ablation")
     for name, sets in (variants or {}).items():  # stage 2 with other settings, same stage 1
@@ -95,7 +95,7 @@ def command(job: dict, out: Path, base: str | None, sets: list[str]) -> list[str
     elif base:
         args += ["--set", f"model.name_or_path={base}"]
     if job["built"]:
-        args += ["--set", f"data.built=[{run / 'pairs'}]"]
+        args += ["--set", f"crossencoder.built=[{run / 'pairs'}]"]
     for s in job["sets"] + sets:
         args += ["--set", s]
     return args
@@ -179,7 +179,7 @@ def collect(names: list[str], out: Path, dest: Path) -> None:
 
 
 def runner_args(ap: argparse.ArgumentParser) -> None:
-    """The options of :func:`run_all` (also ``bench/judge_distill.py``'s)."""
+    """The options of :func:`run_all` (also ``experiments/judge_distill.py``'s)."""
     ap.add_argument("--base", help="model.name_or_path of the runs that start from the base")
     ap.add_argument("--set", action="append", default=[], help="an override for every run")
     ap.add_argument("--parallel", type=int, default=1)

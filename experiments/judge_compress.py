@@ -5,22 +5,19 @@ over seeds, and how far the student's held-out ROC-AUC falls from the judge's (i
 1. ``OUT/teacher.jsonl``, as ``citetrain teacher JUDGE --out FILE --transfer HUMAN --transfer BUILT
    --drawn SEEDS --built-max N`` makes it: the judge's model reads the human training pairs whole
    and the built pairs that the students draw (:func:`citetrain.train.transfer.drawn_keys`).
-   With ``--variants N``: first ``citetrain variants HUMAN --out OUT/variants --per-pair N``
-   (:mod:`citetrain.train.variants`), and the judge reads every built pair and every variant.
 2. Students ``small-sS``, one per seed: ``recipes/judge-crossencoder.yaml`` from the judge's final
    model, cut by the ``--student-set`` overrides (default: layers 0, 2, 4, 5 and 192 feed-forward
-   units, README "Every other layer"), learning ``data.teacher`` at weight 1 on the human pairs and
-   ``--built-max`` built pairs; with ``--variants``, on the human pairs, every built pair and
-   every variant (``data.built_max`` would sample the built pairs and the variants together).
+   units, README "Every other layer"), learning ``distill.teacher`` at weight 1 on the human
+   pairs and ``--built-max`` built pairs.
    With ``--start DIR`` the students start from DIR instead, uncut (unless ``--student-set``):
    the judge pruned by ``citetrain prune`` (README "Narrower feed-forward blocks without
    training"), which the same file teaches back to its judge's reading.
-3. The table (``bench/judge_seeds.py``'s): the judge and the students, alone and read with lexical
+3. The table (``experiments/judge_seeds.py``'s): the judge and the students, alone and read with lexical
    recall ((e + r) / 2), and per set the students' mean minus the judge's against ``--tolerance``,
    and how closely the students' held-out scores follow the judge's (:func:`follows`).
 
-Runs go through ``bench/judge_campaign.py``'s runner (resumable: a finished student is not run
-again, a finished teacher file is kept). Run: ``python bench/judge_compress.py --judge
+Runs go through ``experiments/judge_campaign.py``'s runner (resumable: a finished student is not run
+again, a finished teacher file is kept). Run: ``python experiments/judge_compress.py --judge
 runs/c16/mixed-kd50-s42 --out runs/c16-small --set data.max_length=128 --set train.bf16=true``;
 a pruned copy, one epoch at a quarter of the recipe's rate: ``... --out runs/c16-p1024 --start
 runs/c16/ffn1024-c0 --set train.epochs=1 --set train.learning_rate=2e-5`` and the same two sets.
@@ -36,25 +33,23 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from judge_campaign import RECIPES, prepare, run_all, runner_args  # noqa: E402
 
-STUDENT = ["model.layers=[0,2,4,5]", "model.intermediate_size=192"]
+STUDENT = ["crossencoder.layers=[0,2,4,5]", "crossencoder.intermediate_size=192"]
 
 
 def student_jobs(judge: Path, teacher: Path, seeds: list[int], built_max: int,
-                 extra: list[str], out: Path, variants: Path | None = None,
-                 start: Path | None = None) -> list[dict]:
+                 extra: list[str], start: Path | None = None) -> list[dict]:
     """One ``small-sS`` run per seed (module docstring, step 2), from ``start`` when given."""
-    sets = [f"model.name_or_path={start or judge / 'final'}", f"data.teacher={teacher}",
-            "data.teacher_weight=1.0"]
+    sets = [f"model.name_or_path={start or judge / 'final'}", f"distill.teacher={teacher}",
+            "distill.teacher_weight=1.0"]
     jobs = [dict(name=f"small-s{s}", row="small", seed=s, recipe=RECIPES["human"], after=None,
                  built=True, sets=list(sets)) for s in seeds]
     for job in jobs:  # the runner reads OUT/NAME/pairs, its copy of the built pairs
-        job["sets"] += ([f"data.built=[{out / job['name'] / 'pairs'},{variants}]"] if variants
-                        else [f"data.built_max={built_max}"]) + extra
+        job["sets"] += [f"crossencoder.built_max={built_max}"] + extra
     return jobs
 
 
 def self_teacher(judge: Path, teacher: Path, human: Path, built: Path, seeds: list[int],
-                 built_max: int, dtype: str, variants: Path | None = None) -> None:
+                 built_max: int, dtype: str) -> None:
     """Step 1, unless ``teacher`` is there already (written atomically, so a file is whole)."""
     if teacher.is_file():
         return
@@ -62,16 +57,11 @@ def self_teacher(judge: Path, teacher: Path, human: Path, built: Path, seeds: li
     from citetrain.train.transfer import add_transfers
 
     part = teacher.with_suffix(".tmp")
-    builds = [human, built] + ([variants] if variants else [])
     if not part.is_file():  # the judge has no fold scores: an empty file to add its reading to
-        start_teacher([judge], part, builds=builds)
+        start_teacher([judge], part, builds=[human, built])
     # every human training pair; a part file of a killed call keeps what it had read
     add_transfers(part, [judge], [human], dtype=dtype, missing_ok=True)
-    if variants:  # every built pair and every variant
-        add_transfers(part, [judge], [built, variants], dtype=dtype, missing_ok=True)
-    else:
-        add_transfers(part, [judge], [built], dtype=dtype, drawn=(seeds, built_max),
-                      missing_ok=True)
+    add_transfers(part, [judge], [built], dtype=dtype, drawn=(seeds, built_max), missing_ok=True)
     os.replace(part, teacher)
 
 
@@ -116,9 +106,6 @@ def main() -> None:
                     "--start)")
     ap.add_argument("--start", help="the students' model instead of the judge's final model, "
                     "uncut: a pruned copy of the judge (citetrain prune)")
-    ap.add_argument("--variants", type=int, default=0, metavar="N",
-                    help="N variants of each human training pair (citetrain variants) read by "
-                    "the judge and learnt by the students with every built pair")
     ap.add_argument("--tolerance", type=float, default=0.005)
     runner_args(ap)
     args = ap.parse_args()
@@ -131,16 +118,9 @@ def main() -> None:
     human, built = Path(args.human).resolve(), Path(args.built).resolve()
     prepare(human)
     teacher = out / "teacher.jsonl"
-    variants = None
-    if args.variants:
-        from citetrain.train.variants import write_variants
-
-        variants = out / "variants"
-        if not (variants / "manifest.json").is_file():
-            write_variants(human, variants, args.variants)
-    self_teacher(judge, teacher, human, built, seeds, args.built_max, args.dtype, variants)
+    self_teacher(judge, teacher, human, built, seeds, args.built_max, args.dtype)
     cut = args.student_set or ([] if start else STUDENT)
-    todo = student_jobs(judge, teacher, seeds, args.built_max, cut, out, variants, start)
+    todo = student_jobs(judge, teacher, seeds, args.built_max, cut, start)
     failed = run_all(todo, out, None, args.set, args.parallel, args.threads, human, built)
     from judge_seeds import combined, figures, print_table
 

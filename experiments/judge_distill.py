@@ -2,7 +2,7 @@
 (:mod:`citetrain.train.distill`), against the same recipe trained on the labels, over seeds.
 
 1. Teachers: ``recipes/judge-crossencoder.yaml`` (human pairs) once per fold and seed
-   (``teach-fK-sS``, ``data.folds=--folds``, ``data.fold=K``), beside stage 1 of the two-stage
+   (``teach-fK-sS``, ``distill.folds=--folds``, ``distill.fold=K``), beside stage 1 of the two-stage
    judge (``built-sS``); each teacher scores the training claims it left out.
 2. ``OUT/teacher.jsonl`` (as ``citetrain teacher OUT/teach-* --out OUT/teacher.jsonl`` makes it):
    every training pair's probabilities averaged over the teachers that held it out (one per seed);
@@ -11,17 +11,17 @@
    ``2stage-kdW-sS`` for every ``--weights`` W (stage 2 on ``W·teacher + (1 − W)·label``), both
    from ``built-sS``; with ``--human-students``, ``human-kdW-sS`` too (no stage 1).
 
-Runs go through ``bench/judge_campaign.py``'s runner (concurrent processes, resumable, ``--collect``);
-the table is ``bench/judge_seeds.py``'s.
-Run: ``python bench/judge_distill.py --out runs/distill --set train.use_cpu=false --parallel 15``;
-smaller students of the same teachers: add ``--student-set model.num_layers=2`` (rows ``...-l2``;
+Runs go through ``experiments/judge_campaign.py``'s runner (concurrent processes, resumable, ``--collect``);
+the table is ``experiments/judge_seeds.py``'s.
+Run: ``python experiments/judge_distill.py --out runs/distill --set train.use_cpu=false --parallel 15``;
+smaller students of the same teachers: add ``--student-set crossencoder.num_layers=2`` (rows ``...-l2``;
 the finished teachers are not run again). ``--transfer``: the teachers also score the built pairs'
 train split (``OUT/teacher-transfer.jsonl``, :mod:`citetrain.train.transfer`) and students
 ``mixed-kdW-sS`` train on human and ``--built-max`` built pairs, both read from it, in one stage,
 and ``2stage-mixed-kdW-sS`` the same as stage 2 from ``built-sS`` (built then human, the issue's
 row). ``--student-rows ROW,...`` trains only those students (the teachers always run first).
 ``--read clauses``: the teachers read their folds and the transfer pairs clause by clause
-(``data.fold_read``, :mod:`citetrain.nli.clauses`); the students learn that reading of a whole
+(``distill.fold_read``, :mod:`citetrain.nli.clauses`); the students learn that reading of a whole
 statement.
 """
 from __future__ import annotations
@@ -50,11 +50,11 @@ def teachers(seeds: list[int], folds: int, read: str = "whole",
              extra: list[str] | None = None) -> list[dict]:
     """Stage 1 of every seed (unless ``stage1`` is false: no ``2stage`` student), and the
     fold teachers of ``teacher_seeds`` (default ``seeds``), reading their fold ``read``, with the
-    ``extra`` overrides (e.g. ``eval.card=false``: no held-out scoring of a teacher)."""
+    ``extra`` overrides (e.g. ``crossencoder.card=false``: no held-out scoring of a teacher)."""
     out = [job(f"built-s{s}", "built", s, "built", built=True) for s in seeds] if stage1 else []
     out += [job(f"teach-f{k}-s{s}", f"teach-f{k}", s, "human",
-                sets=[f"data.folds={folds}", f"data.fold={k}"]
-                + ([f"data.fold_read={read}"] if read != "whole" else []) + list(extra or []))
+                sets=[f"distill.folds={folds}", f"distill.fold={k}"]
+                + ([f"distill.fold_read={read}"] if read != "whole" else []) + list(extra or []))
             for s in (teacher_seeds or seeds) for k in range(folds)]
     return out
 
@@ -63,7 +63,7 @@ def students(seeds: list[int], weights: list[float], teacher: Path, human: bool,
              stacked: bool = False, extra: list[str] | None = None, name: str = "",
              transfer: Path | None = None, built_max: int = 6000) -> list[dict]:
     """The baseline stage 2 and the distilled ones, per seed (``kdsW`` from a stacked teacher);
-    ``extra`` overrides go to every student (e.g. ``model.num_layers=2``), whose rows then end in
+    ``extra`` overrides go to every student (e.g. ``crossencoder.num_layers=2``), whose rows then end in
     ``-NAME`` so that they sit beside the full-size students of the same teachers. With
     ``transfer`` (a teacher file that also holds the built pairs, scored by the teachers), one
     stage on human and ``built_max`` built pairs, all read from that file: ``mixed-kdW-sS``."""
@@ -73,14 +73,14 @@ def students(seeds: list[int], weights: list[float], teacher: Path, human: bool,
            for s in seeds]
     for w in weights:
         tag = f"kd{'s' if stacked else ''}{round(w * 100)}{end}"
-        sets = [f"data.teacher={teacher}", f"data.teacher_weight={w}"] + extra
+        sets = [f"distill.teacher={teacher}", f"distill.teacher_weight={w}"] + extra
         out += [job(f"2stage-{tag}-s{s}", f"2stage-{tag}", s, "2stage", after=f"built-s{s}",
                     sets=sets) for s in seeds]
         if human:
             out += [job(f"human-{tag}-s{s}", f"human-{tag}", s, "human", sets=sets) for s in seeds]
         if transfer is not None:
-            mixed = [f"data.teacher={transfer}", f"data.teacher_weight={w}",
-                     f"data.built_max={built_max}"] + extra
+            mixed = [f"distill.teacher={transfer}", f"distill.teacher_weight={w}",
+                     f"crossencoder.built_max={built_max}"] + extra
             out += [job(f"mixed-{tag}-s{s}", f"mixed-{tag}", s, "human", built=True, sets=mixed)
                     for s in seeds]
             out += [job(f"2stage-mixed-{tag}-s{s}", f"2stage-mixed-{tag}", s, "2stage",
@@ -113,11 +113,11 @@ def main() -> None:
                     "(citetrain teacher --stack lexical); students kdsW")
     ap.add_argument("--read", choices=READS, default="whole",
                     help="clauses: the teachers read their folds and the transfer pairs clause "
-                    "by clause (data.fold_read; citetrain.nli.clauses), the students whole")
+                    "by clause (distill.fold_read; citetrain.nli.clauses), the students whole")
     ap.add_argument("--human-students", action="store_true",
                     help="also students without stage 1 (human-kdW-sS)")
     ap.add_argument("--student-set", action="append", default=[], metavar="KEY=VAL",
-                    help="an override for the students only (e.g. model.num_layers=2: six-layer "
+                    help="an override for the students only (e.g. crossencoder.num_layers=2: six-layer "
                     "teachers, two-layer students); their rows end in -l2 (see --student-name)")
     ap.add_argument("--transfer", action="store_true",
                     help="also score the built pairs (--built) with every teacher and train "
@@ -135,9 +135,9 @@ def main() -> None:
     ap.add_argument("--student-rows", metavar="ROW,...",
                     help="only these students' rows (e.g. mixed-kd50,2stage-mixed-kd50; default all)")
     ap.add_argument("--student-name", default="",
-                    help="suffix of the students' rows (default: lN from model.num_layers=N)")
+                    help="suffix of the students' rows (default: lN from crossencoder.num_layers=N)")
     ap.add_argument("--teacher-set", action="append", default=[], metavar="KEY=VAL",
-                    help="an override for the fold teachers only (e.g. eval.card=false: they skip "
+                    help="an override for the fold teachers only (e.g. crossencoder.card=false: they skip "
                     "their held-out scoring and model card, and the table leaves them out)")
     runner_args(ap)
     args = ap.parse_args()
@@ -179,9 +179,9 @@ def main() -> None:
             os.replace(out / "transfer.tmp", transfer)
             print(f"[distill] transfer: {t}", flush=True)
     name = args.student_name or "".join(f"l{kv.partition('=')[2]}" for kv in args.student_set
-                                        if kv.partition("=")[0] == "model.num_layers")
+                                        if kv.partition("=")[0] == "crossencoder.num_layers")
     if args.student_set and not name:
-        sys.exit("[distill] --student-set without model.num_layers needs --student-name")
+        sys.exit("[distill] --student-set without crossencoder.num_layers needs --student-name")
     second = only_rows(students(seeds, weights, teacher, args.human_students, stacked,
                                 args.student_set, name, transfer, args.built_max), args.student_rows)
     failed = run_all(second, out, base, args.set, args.parallel, args.threads, human, built, dest)

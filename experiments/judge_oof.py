@@ -1,7 +1,7 @@
 """Figures out of fold: a merged teacher file's reading of the training claims, per source.
 
-Fold teachers (``data.folds`` / ``data.fold``, merged by ``citetrain teacher`` or
-``bench/judge_distill.py``) read every training pair with the judges that did not train on it:
+Fold teachers (``distill.folds`` / ``distill.fold``, merged by ``citetrain teacher`` or
+``experiments/judge_distill.py``) read every training pair with the judges that did not train on it:
 out-of-fold scores of the judge recipe on claims that no validation split holds. For each source
 of ``--dataset``'s train split this prints the pairs the file covers, the teachers' ROC-AUC (the
 expected level P(full) + P(partial)/2 of the averaged probabilities), lexical recall's, and their
@@ -9,7 +9,7 @@ mean (e + r) / 2, the reading that the issue's held-out table puts against lexic
 ``--bootstrap N`` also (e + r) / 2 minus lexical recall with its sd and 95 % interval from N
 resamples of the claims (:func:`~citetrain.metrics.meta.bootstrap_auc_difference`). Rows a
 teacher file gives their own weight (transfer pairs, built not labelled) are left out.
-Run: ``python bench/judge_oof.py runs/distill/teacher.jsonl [--bootstrap 1000]``.
+Run: ``python experiments/judge_oof.py runs/distill/teacher.jsonl [--bootstrap 1000]``.
 """
 from __future__ import annotations
 

@@ -2,13 +2,13 @@
 
 Each ``--row NAME=RUN[,RUN...]`` names trained runs (``train.output_dir`` folders) of one way of
 training, one per seed; a run's figures are the ``heldout`` of its ``train_summary.json`` (written
-with ``eval.card: true``: ROC-AUC of the expected support level on every validation pair of a
-source, the mean of the one-vs-one ROC-AUCs on three-level sources; see
+with ``crossencoder.card: true``: ROC-AUC of the expected support level on every validation pair
+of a source, the mean of the one-vs-one ROC-AUCs on three-level sources; see
 :mod:`citetrain.train.judge_card`), or computed here from its ``final`` model on the validation
 split of ``--dataset`` when the summary lacks them. Prints per source the lexical baseline and each
 row's mean ± sd (sample sd over seeds) with the seeds' values, and whether the last row clears the
 issue's bar: above lexical on WiCE, AttributionBench and ExpertQA, and on WiCE by ``--margin``.
-A run whose recipe set ``eval.stack`` counts as saved, stacked with lexical recall; ``--row
+A run whose model carries a saved stack counts as stacked with lexical recall; ``--row
 NAME:alone=RUNS`` reads the same runs' models alone. ``--measure ps_vs_ns`` (or ``fs_vs_ns``,
 ``fs_vs_ps``): one of the one-vs-one ROC-AUCs instead of their mean, on the three-level sources,
 from the runs' saved per-pair scores (where a judge loses to lexical recall: which levels it
@@ -18,7 +18,7 @@ clauses``: every run's ``final`` model read as ``clauses:classifier:PATH`` (the
 whole statement and its clause segments averaged, :mod:`citetrain.nli.clauses`) on the validation
 split of ``--dataset``, its per-pair scores written to ``heldout_scores_clauses.jsonl`` in the run
 (what ``--combine`` and ``--measure`` then read; a later call reads the file instead of the model).
-Run: ``python bench/judge_seeds.py --row human=runs/a,runs/b --row 2stage=runs/c,runs/d``.
+Run: ``python experiments/judge_seeds.py --row human=runs/a,runs/b --row 2stage=runs/c,runs/d``.
 """
 from __future__ import annotations
 
@@ -39,7 +39,7 @@ CLAUSE_SCORES = "heldout_scores_clauses.jsonl"
 
 def figures(run: Path, dataset: Path, alone: bool = False) -> dict[str, dict[str, float]]:
     """``{source: {"model": auc, "lexical": auc}}`` of one run: the judge as it is saved (stacked
-    with lexical recall when its recipe set ``eval.stack``), or with ``alone`` its model alone."""
+    with lexical recall when its model carries a stack), or with ``alone`` its model alone."""
     summary = json.loads((run / "train_summary.json").read_text())
     held = summary.get("heldout")
     if not held:

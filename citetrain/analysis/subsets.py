@@ -1,4 +1,4 @@
-"""Minimal supporting subsets of a statement's docs under an NLI model (DESIGN §5).
+"""Minimal supporting subsets of a statement's docs under an NLI model (docs/concepts/support.md).
 
 A subset S of the docs *supports* a statement when the NLI model says the concatenation of S's
 passages (in id order, :func:`~citetrain.records.join_docs`) entails it; it is *minimal* when no

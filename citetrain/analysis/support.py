@@ -1,5 +1,5 @@
-"""Silver labels of one statement from its gold analysis (DESIGN §5), shared by the builders and
-the ``citeeval`` metric.
+"""Silver labels of one statement from its gold analysis (docs/concepts/support.md), shared by
+the builders and the ``citeeval`` metric.
 
 The analysis, in rounds batched across every statement given:
 
@@ -73,7 +73,7 @@ def silver_edits(
     *,
     credibility_cap: int = CREDIBILITY_CAP,
 ) -> list[Edit]:
-    """CiteEval edits of one retrieval statement from its gold analysis (DESIGN §5).
+    """CiteEval edits of one retrieval statement from its gold analysis (docs/concepts/support.md).
 
     ``cites``: the statement's citation ids as written; ``single[d-1]`` / ``partial[d-1]``: doc d
     entails alone / partially supports (three-way backends); ``joint``: the distinct in-range
@@ -236,7 +236,7 @@ def context_premise(s: StatementAnalysis, kind: str) -> str:
 def context_candidates(stmts: Sequence[StatementAnalysis], kind: str, least: float) -> list[bool]:
     """Whether each statement may be ``kind`` context (``query`` / ``response``): its premise
     (:func:`context_premise`) holds at least ``least`` of its content words (lexical recall,
-    :mod:`citetrain.nli.lexical`); ``least`` 0 allows every statement (DESIGN §5: φ alone).
+    :mod:`citetrain.nli.lexical`); ``least`` 0 allows every statement (φ alone).
 
     CiteEval's guideline (appendix A.2): query sentences "iterate or rephrase the user query
     without making new claims or involving new facts"; response sentences are "solely derived
@@ -244,7 +244,7 @@ def context_candidates(stmts: Sequence[StatementAnalysis], kind: str, least: flo
     reads a question or a response's own sentences out of its training distribution: the judge
     trained here calls 589 of the 1,399 statements of ExpertQA's rand_val entailed by their
     question, and 588 of the 1,180 that have earlier statements entailed by those, most of them
-    claims the experts call citation-worthy (README, "Context needs no new words"). A statement
+    claims the experts call citation-worthy (experiments/studies/context-gates.md). A statement
     with content words its premise lacks makes a new claim, so it is not asked against that
     premise at all."""
     from citetrain.nli.lexical import content_words, recall
@@ -344,7 +344,8 @@ def analyse(
     that are neither query nor response context (the metric: fewer calls). ``union_first``: ask
     the cited docs alone, then the union of all docs unless one of them entails, before the
     other docs alone (:class:`SubsetSearch`; the judge's order).
-    ``query_recall`` / ``response_recall``: :func:`context_candidates` (0: φ alone, DESIGN §5).
+    ``query_recall`` / ``response_recall``: :func:`context_candidates` (0: φ alone,
+    docs/concepts/support.md).
     ``subsets``: ``"all"`` searches every minimal supporting subset; ``"needed"`` (only with
     ``search_all=False``) stops each search once the edits are settled (module docstring)."""
     if subsets not in SUBSETS:

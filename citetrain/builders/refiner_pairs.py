@@ -2,10 +2,10 @@
 
 A refiner build (``kind: refiner``) writes ``records.jsonl`` and ``statements.jsonl`` side by
 side; each statement row carries ``gold``, the passages the NLI found supporting it (the union of
-its minimal supporting subsets, DESIGN §6). Every (passage, statement) of a record becomes a pair
-labelled ``supported`` (2) when the passage is in ``gold``, else ``not_supported`` (0), grouped by
-statement. A ``kind: crossencoder`` recipe lists the build as
-``refiner:BUILD/statements.jsonl`` in ``data.labelled`` and trains the pair refiner of
+its minimal supporting subsets, docs/concepts/support.md). Every (passage, statement) of a
+record becomes a pair labelled ``supported`` (2) when the passage is in ``gold``, else
+``not_supported`` (0), grouped by statement. A ``kind: crossencoder`` recipe lists the build as
+``refiner:BUILD/statements.jsonl`` in ``crossencoder.labelled`` and trains the pair refiner of
 :mod:`citetrain.refine.pairs` on it (``recipes/quickstart.yaml``). Passages and statements are
 read exactly as the pair refiner reads them at inference (:func:`record_pairs`, which the pair refiner of
 :mod:`citetrain.refine.pairs` uses).
@@ -25,8 +25,8 @@ from citetrain.text.marks import Statement, strip_marks
 from citetrain.text.statements import statements
 
 FORMAT = "refiner"
-#: record formats whose ``gold`` gives pairs (``FORMAT:PATH`` in ``data.labelled``; ``gold`` reads
-#: any record file whose records carry a ``gold`` field)
+#: record formats whose ``gold`` gives pairs (``FORMAT:PATH`` in ``crossencoder.labelled``;
+#: ``gold`` reads any record file whose records carry a ``gold`` field)
 GOLD_FORMATS = {"gold": "auto", "wice_evidence": "wice_evidence"}
 SUPPORTED, NOT_SUPPORTED = 2, 0
 HARD_NEGATIVES, RANDOM_NEGATIVES = 8, 8

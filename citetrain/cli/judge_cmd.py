@@ -34,7 +34,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                    help="crossencoder / nli: torch.compile the model (the first batch compiles)")
     p.add_argument("--query-recall", type=float, help="crossencoder / nli: a statement is asked "
                    "against the question only if it holds this share of its content words (default "
-                   "1.0; 0: every statement, DESIGN's rule)")
+                   "1.0; 0: every statement, the NLI alone)")
     p.add_argument("--response-recall", type=float, help="crossencoder / nli: the same against the "
                    "earlier statements (default 0.8)")
     p.add_argument("--workers", type=int, help="crossencoder / nli: score shards of the records in "

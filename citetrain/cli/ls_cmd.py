@@ -1,15 +1,19 @@
-"""``citetrain ls``: the recipes, build specs, eval suites and launch configs citetrain ships."""
+"""``citetrain ls``: the recipes, build specs, eval suites, launch configs, example predictions and
+distillation specs citetrain ships."""
 from __future__ import annotations
 
 import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
-    p = sub.add_parser(name, help="list the shipped recipes, build specs, suites and launch configs",
+    from citetrain.io.assets import KINDS
+
+    p = sub.add_parser(name, help="list the shipped recipes, build specs, suites, launch configs "
+                       "and distillation specs",
                        description="List what citetrain ships, by kind, with each file's one-line "
                        "header. A bare NAME works wherever such a file is expected "
                        "(citetrain train refiner); citetrain cp NAME copies one out to edit.")
-    p.add_argument("kind", nargs="?", help="only this kind: recipe, spec, suite, launch, example")
+    p.add_argument("kind", nargs="?", help=f"only this kind: {', '.join(KINDS)}")
     p.set_defaults(run=run)
 
 

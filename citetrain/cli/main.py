@@ -19,7 +19,6 @@ COMMANDS = {
     "refine-eval": "citetrain.cli.refine_eval_cmd",
     "fit-ranker": "citetrain.cli.fit_ranker_cmd",
     "teacher": "citetrain.cli.teacher_cmd",
-    "variants": "citetrain.cli.variants_cmd",
     "judge": "citetrain.cli.judge_cmd",
     "train": "citetrain.cli.train_cmd",
     "validate": "citetrain.cli.validate_cmd",
@@ -29,6 +28,7 @@ COMMANDS = {
     "serve": "citetrain.cli.serve_cmd",
     "export": "citetrain.cli.export_cmd",
     "prune": "citetrain.cli.prune_cmd",
+    "distill": "citetrain.cli.distill_cmd",
 }
 
 

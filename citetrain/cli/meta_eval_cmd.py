@@ -22,11 +22,11 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--limit", type=int, help="use only the first N labelled pairs")
     p.add_argument("--split", choices=["train", "validation"],
                    help="keep only the pairs that fall in this split by the rule a crossencoder "
-                   "recipe splits its data.labelled with (hash of the claim)")
+                   "recipe splits its crossencoder.labelled with (hash of the claim)")
     p.add_argument("--split-fraction", type=float, default=0.3, metavar="F",
-                   help="with --split: the recipe's data.validation_fraction (default 0.3)")
+                   help="with --split: the recipe's crossencoder.validation_fraction (default 0.3)")
     p.add_argument("--split-seed", type=int, default=0, metavar="S",
-                   help="with --split: the recipe's data.split_seed (default 0)")
+                   help="with --split: the recipe's crossencoder.split_seed (default 0)")
     p.add_argument("--skip-invalid", action="store_true", help="skip bad rows instead of stopping")
     p.add_argument("--out", help="write meta_eval.json here (folder)")
     p.add_argument("--no-cache", action="store_true", help="do not use the NLI cache")

@@ -41,7 +41,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--query-recall", type=float, help="crossencoder / nli: ask a statement against "
                    "the question only if it holds this share of its content words (default 1.0)")
     p.add_argument("--response-recall", type=float, help="crossencoder / nli: the same against the "
-                   "earlier statements (default 0.8; 0 and 0: DESIGN's context rule)")
+                   "earlier statements (default 0.8; 0 and 0: the NLI alone decides)")
     p.set_defaults(run=run)
 
 

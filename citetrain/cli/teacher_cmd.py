@@ -7,8 +7,8 @@ import argparse
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p = sub.add_parser(name, help="merge teacher runs' out-of-fold scores into a teacher file",
                        description="Average the fold_scores.jsonl of cross-encoder teacher runs "
-                       "(data.folds / data.fold; every fold, any number of seeds) per training "
-                       "pair, for a student's data.teacher.")
+                       "(distill.folds / distill.fold; every fold, any number of seeds) per training "
+                       "pair, for a student's distill.teacher.")
     p.add_argument("runs", nargs="+", help="teacher run folders (train.output_dir) or their "
                    "fold_scores.jsonl files")
     p.add_argument("--out", required=True, help="the teacher file (JSON lines)")
@@ -18,17 +18,17 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--transfer", metavar="BUILD", action="append", help="also score the train "
                    "split of this kind: pairs build (or any dataset folder with premise and "
                    "hypothesis columns) with every run's model (transfer pairs, for a student with "
-                   "data.built; citetrain.train.transfer); repeatable. With runs that have no "
+                   "crossencoder.built; citetrain.train.transfer); repeatable. With runs that have no "
                    "fold scores, the teacher file holds these pairs alone: a teacher to compress "
                    "the runs' judge into a smaller one")
     p.add_argument("--transfer-weight", type=float, default=1.0, metavar="W",
                    help="the transfer pairs' own teacher weight (default 1.0: the teachers alone)")
     p.add_argument("--transfer-limit", type=int, metavar="N", help="the first N transfer pairs")
     p.add_argument("--drawn", metavar="SEED,...", type=_seeds, help="only the transfer pairs "
-                   "that students of these train.seed values draw with data.built_max --built-max "
-                   "(the rest are never read; applies to every --transfer build, and one of at "
+                   "that students of these train.seed values draw with crossencoder.built_max "
+                   "--built-max (the rest are never read; applies to every --transfer build, and one of at "
                    "most --built-max pairs is read whole)")
-    p.add_argument("--built-max", type=int, metavar="N", help="the students' data.built_max "
+    p.add_argument("--built-max", type=int, metavar="N", help="the students' crossencoder.built_max "
                    "(with --drawn)")
     p.add_argument("--dtype", default="auto", help="the teachers' weights when they read the "
                    "transfer pairs: auto (fp32 on a CPU), bf16 (about 3x faster on a CPU with "

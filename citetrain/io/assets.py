@@ -22,6 +22,7 @@ KINDS: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "launch": ("launch", "launch configs (accelerate launch --config_file, slurm)",
                (".yaml", ".sbatch")),
     "example": ("examples", "example predictions", (".jsonl",)),
+    "distill": ("distill", "distillation chains (citetrain distill NAME)", (".yaml",)),
 }
 FOLDERS = tuple(folder for folder, _, _ in KINDS.values())
 PACKAGE = Path(__file__).resolve().parents[1]  # the citetrain package folder

@@ -1,4 +1,5 @@
-"""Human-labelled (premise, hypothesis) pairs for meta-evaluating metrics and judges (DESIGN §4).
+"""Human-labelled (premise, hypothesis) pairs for meta-evaluating metrics and judges
+(docs/concepts/records.md).
 
 Labels are support levels: 2 full, 1 partial, 0 none. Sources:
 

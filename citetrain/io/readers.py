@@ -1,4 +1,5 @@
-"""Read record files of any supported format into canonical :class:`Record` objects (DESIGN §2).
+"""Read record files of any supported format into canonical :class:`Record` objects
+(docs/concepts/records.md).
 
 ``.jsonl`` files hold one JSON object a line; ``.json`` files a list of objects or ALCE's
 ``{"args": ..., "data": [...]}``. Bad input never passes silently: it raises

@@ -1,4 +1,4 @@
-"""Citation judges (DESIGN §7): one interface, ``judge.score(records) -> JudgeResult``.
+"""Citation judges: one interface, ``judge.score(records) -> JudgeResult``.
 
 * :class:`~citetrain.judges.nli.NLIJudge`: any NLI engine (a fine-tuned cross-encoder, an MNLI
   classifier, TRUE, lexical) through the builders' rules: contexts, edits and EDITDIST ratings;

@@ -19,7 +19,7 @@ multi-citation sentences whose joint premise entails; leave-one-out premises for
 single doc does not entail — so exactly the pairs ALCE's sentence-by-sentence loop asks.
 
 One deliberate difference: ALCE reads ``[0]`` as ``docs[-1]`` (Python indexing); here an id outside
-``1..len(docs)`` is out of range, as DESIGN §4 states.
+``1..len(docs)`` is out of range, as every metric here reads it (docs/concepts/statements.md).
 """
 from __future__ import annotations
 

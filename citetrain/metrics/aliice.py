@@ -1,5 +1,5 @@
 """ALiiCE positional citation recall, precision and CVCP (Xu et al., "ALiiCE: Evaluating Positional
-Fine-grained Citation Generation", NAACL 2025, section 3.3; DESIGN §4), in two semantics.
+Fine-grained Citation Generation", NAACL 2025, section 3.3), in two semantics.
 
 ``semantics="authors"`` (default) — the released ``eval.py`` + ``myparser.py`` of
 github.com/ylXuu/ALiiCE, which produced the paper's tables:
@@ -20,7 +20,7 @@ github.com/ylXuu/ALiiCE, which produced the paper's tables:
   character position ``start / len(sentence)`` of every ``[n]`` mark, pooled; CV = σ / μ
   (population σ; 0 when there are no marks or μ = 0, where the released code divides by zero).
 
-``semantics="paper"`` — the paper's equations as DESIGN §4 reads them:
+``semantics="paper"`` — the paper's equations as this module reads them:
 
 Each sentence of a response (first line only, as ALCE) is split into atomic claims, one per citation
 group (:mod:`citetrain.text.claims`, Algorithm 1 + appendix C; sentence-level fallback for long
@@ -32,7 +32,8 @@ sentences, a cited root, a single group). For a claim ``A_i`` with cited ids ``C
   is *irrelevant* iff φ(c, A_i) = 0 and φ(concat(C_i minus c), A_i) = 1, else correct; a single
   citation is correct iff it entails; when the joint premise fails every citation scores 0;
   out-of-range claims add no citations to the count.
-* a sentence without marks is one unit with recall 0 and no citations (ALCE's rule, DESIGN §4).
+* a sentence without marks is one unit with recall 0 and no citations (ALCE's rule,
+  docs/concepts/statements.md).
 
 Per record: recall = mean over claims and uncited sentences, precision = correct / counted
 citations (0 if none). Dataset: ``aliice_rec`` / ``aliice_prec`` = 100 × mean over records (records
@@ -118,7 +119,7 @@ def aliice(
     records : records with ``docs`` and an ``output`` carrying ``[k]`` marks (1-based).
     engine : the NLI engine (the paper used ``google/t5_xxl_true_nli_mixture``).
     semantics : ``"authors"`` (default): the released ``eval.py`` + ``myparser.py``, so that
-        numbers compare with the paper's tables; ``"paper"``: the paper's equations (DESIGN §4).
+        numbers compare with the paper's tables; ``"paper"``: the paper's equations.
     at_most_citations : ``"paper"`` only: keep the first this many ids of each claim; ``None``
         keeps all. The released code has no cut, so ``"authors"`` accepts only 3 (the default,
         not applied) or ``None``.

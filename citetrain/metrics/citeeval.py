@@ -5,9 +5,10 @@ parsed ITERCOE outputs.
 A response (the whole output unless ``first_line_only``) is split into statements (general mark
 parser). With φ(P, s) the NLI decision and ``docs`` the record's passages:
 
-* context (DESIGN §5): *query* if φ(question, s); else *response* if φ(earlier statements joined
-  by a space, s), each asked only where that premise holds ``query_recall`` (default all) or
-  ``response_recall`` (default 0.8) of the statement's content words (0: DESIGN §5's φ alone);
+* context (docs/concepts/support.md): *query* if φ(question, s); else *response* if φ(earlier
+  statements joined by a space, s), each asked only where that premise holds ``query_recall``
+  (default all) or ``response_recall`` (default 0.8) of the statement's content words (0: φ
+  alone);
   else *retrieval* if φ(d, s) for some doc d or φ(all docs, s); else *model*.
   Only retrieval statements are applicable.
 * gold analysis of a retrieval statement: φ of every doc alone, of the cited set C (distinct
@@ -17,14 +18,14 @@ parser). With φ(P, s) the NLI decision and ``docs`` the record's passages:
   ``subsets="needed"`` asks only the docs alone and subsets the statement's edits can read
   (:func:`~citetrain.analysis.support.edits_plan`): the same contexts, edits and ratings, fewer
   calls; the rows' ``support`` lists only the subsets found.
-* edits (:func:`silver_edits`, DESIGN §5) and rating = EDITDIST of those edits
+* edits (:func:`silver_edits`) and rating = EDITDIST of those edits
   (:func:`~citetrain.analysis.editdist.editdist_score`).
 * scenarios: **Full** — every retrieval statement, an uncited one scores 0; **Cited** — retrieval
   statements with citations only. Response score = mean over applicable statements; dataset score
   = 100 × mean over records with at least one applicable statement (``citeeval_full``,
   ``citeeval_cited``).
 
-Two differences from the CiteEval repository's scripts, both as DESIGN §4 states: a cited statement
+Two differences from the CiteEval repository's scripts (docs/concepts/support.md): a cited statement
 labelled query / response / model is N/A (the repository's metric evaluation forces cited
 statements to retrieval), and a response with no applicable statement is left out of the dataset
 mean (the repository gives it 1.0; ``info`` counts these records).
@@ -136,7 +137,7 @@ def citeeval(
     query_recall, response_recall : a statement is asked against the question (query context) or
         the earlier statements (response context) only if that premise holds this share of its
         content words (defaults 1.0 and 0.8: it makes no new claim, CiteEval's guideline); 0 is
-        DESIGN §5's φ alone (:func:`~citetrain.analysis.support.context_candidates`).
+        φ alone (:func:`~citetrain.analysis.support.context_candidates`).
     subsets : ``"all"`` (every minimal supporting subset, reported per statement) or ``"needed"``
         (each search stops once the statement's edits are settled: the same ratings, fewer calls).
 

@@ -1,5 +1,10 @@
 """Citations against reference (human) citations: ``gold_citations``. No NLI model.
 
+No paper defines this metric: it is the micro-averaged precision / recall / F1 of retrieval,
+applied to (statement, passage id) pairs. Its references come from human-cited data sets such as
+QuoteSum (Schuster et al. 2024, "SEMQA: Semi-Extractive Multi-Source Question Answering") and WiCE
+(Kamoi et al. 2023, "WiCE: Real-World Entailment for Claims in Wikipedia").
+
 A record's reference is its ``gold`` field: one list of 1-based passage ids per statement of
 ``output``, in statement order (the convention of :mod:`citetrain.synth.records`; QuoteSum's human
 marks, :func:`citetrain.refine.inputs.gold_from_marks`; WiCE's annotated evidence,

@@ -15,11 +15,15 @@ from citetrain.metrics.registry import METRICS
 class SuiteData(BaseModel):
     """One predictions file; a relative path is taken from the suite file's folder."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
     path: str
+    """The predictions file; a relative path is taken from the suite file's folder."""
     format: str = "auto"
+    """Its format (auto: detected from the records' keys)."""
     skip_invalid: bool = False
+    """Skip bad records (reported with reasons) instead of stopping."""
     limit: int | None = Field(default=None, ge=1)
+    """Read only the first N records (null: all)."""
 
 
 class SuiteModel(BaseModel):
@@ -36,17 +40,30 @@ class SuiteModel(BaseModel):
     that has it, fp32 on a CPU).
     """
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
     path: str | None = None
+    """The checkpoint folder, relative to the suite file's folder."""
     kind: Literal["auto", "generator", "refiner", "judge"] = "auto"
+    """auto reads it from the checkpoint (a causal LM is a generator, a support classifier a pair
+    refiner); refiner makes a causal LM a Generate-then-Refine refiner; judge meta-evaluates a judge
+    on labelled data."""
     judge: str | None = None
+    """kind judge: a judge kind used with path (crossencoder, generative) or a full judge name
+    (crossencoder:PATH, nli:NAME, teacher:MODEL); by default read from the checkpoint."""
     max_new_tokens: int = Field(default=128, ge=1)
+    """Cap on generated tokens."""
     batch_size: int = Field(default=8, ge=1)
+    """Prompts per generation batch."""
     max_length: int | None = Field(default=None, ge=1)
+    """Cap on prompt + output tokens (prompts are cut from the left)."""
     max_doc_words: int | None = Field(default=None, ge=1)
+    """Cut each passage to this many words in the prompts (as the training data's)."""
     chunk: int = Field(default=64, ge=1)
+    """Records per saved, resumable chunk of predictions."""
     backend: Literal["transformers", "vllm"] = "transformers"
+    """Generation backend (vllm when installed)."""
     dtype: Literal["auto", "fp32", "bf16", "fp16"] = "auto"
+    """auto: bf16 on a GPU that has it, fp32 on a CPU."""
 
     @model_validator(mode="after")
     def _path_or_judge(self) -> "SuiteModel":
@@ -62,16 +79,27 @@ class Suite(BaseModel):
     """An eval suite. ``options`` maps a metric to its keyword options, checked against the
     metric's signature and ranges (:mod:`citetrain.metrics.options`) with the other keys."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
     name: str
+    """The suite's name: the report goes to `eval_results/NAME` unless `out` is set."""
     data: list[SuiteData] = Field(min_length=1)
+    """The predictions files scored (at least one)."""
     metrics: list[str] = Field(default_factory=lambda: ["alce", "lenient", "aliice"], min_length=1)
+    """The metrics computed (see the metrics reference)."""
     nli: str = "lexical"
+    """The NLI engine the metrics ask: lexical, seq2seq:PATH, classifier:PATH, llm:MODEL."""
     nli_options: dict[str, Any] = Field(default_factory=dict)
+    """Keyword options of the NLI engine."""
     cache: bool | str | None = None
-    options: dict[str, Any] = Field(default_factory=dict)  # checked by load_suite / evaluate
+    """NLI answers cache: a path, true for the default file (`~/.cache/citetrain/nli.sqlite`),
+    false for none; null: cached for models, not for the lexical baseline."""
+    options: dict[str, Any] = Field(default_factory=dict)
+    """Per metric, its keyword options, e.g. `{alce: {at_most_citations: 5}}`; checked against the
+    metric's signature and ranges."""
     out: str | None = None
+    """Output folder of the report (default `eval_results/NAME`)."""
     model: SuiteModel | None = None
+    """A checkpoint whose predictions on the data are scored."""
 
     @field_validator("metrics")
     @classmethod

@@ -14,11 +14,11 @@ linear layers of the block to those units. The model then saves and loads as a s
 ``config.intermediate_size = keep``: no custom code to serve it.
 
 A judge pruned this way loses much of its skill until it is trained again; distilled from the
-unpruned judge it gets it back (README, "A narrower judge"). BERT-style encoders
+unpruned judge it gets it back (experiments/studies/pruned-judge.md). BERT-style encoders
 (``encoder.layer[i].intermediate.dense`` / ``.output.dense``: BERT, RoBERTa, XLM-R, ELECTRA,
 DeBERTa-v2) are supported; others are a clear error.
 
-:func:`keep_layers` drops whole layers instead (``model.layers``): the student keeps the chosen
+:func:`keep_layers` drops whole layers instead (``crossencoder.layers``): the student keeps the chosen
 layers of its teacher, in order, as DistilBERT took every other layer of BERT (Sanh et al. 2019).
 """
 from __future__ import annotations
@@ -34,8 +34,8 @@ def ffn_layers(model: Any) -> list[Any]:
     ``intermediate.dense``) and ``output.dense`` (the block's output projection)."""
     layers = bert_ffn_layers(model)
     if layers is None:
-        raise CitetrainError(f"model.intermediate_size: {type(model).__name__} is not a BERT-style "
-                             "encoder (encoder.layer[i].intermediate.dense / .output.dense)")
+        raise CitetrainError(f"crossencoder.intermediate_size: {type(model).__name__} is not a "
+                             "BERT-style encoder (encoder.layer[i].intermediate.dense / .output.dense)")
     return layers
 
 
@@ -73,11 +73,11 @@ def keep_layers(model: Any, keep: list[int]) -> int:
     encoder = encoder_of(model)
     layers = getattr(encoder, "layer", None)
     if not isinstance(layers, torch.nn.ModuleList):
-        raise CitetrainError(f"model.layers: {type(model).__name__} is not a BERT-style encoder "
+        raise CitetrainError(f"crossencoder.layers: {type(model).__name__} is not a BERT-style encoder "
                              "(encoder.layer[i])")
     have = len(layers)
     if bad := [i for i in keep if not 0 <= i < have]:
-        raise CitetrainError(f"model.layers: {bad} not among the {have} layers (0..{have - 1}) "
+        raise CitetrainError(f"crossencoder.layers: {bad} not among the {have} layers (0..{have - 1}) "
                              "of the model")
     encoder.layer = torch.nn.ModuleList(layers[i] for i in keep)
     for new, layer in enumerate(encoder.layer):
@@ -118,7 +118,7 @@ def ffn_importance(model: Any, batches: Iterable[dict[str, Any]]) -> list[Any]:
             h.remove()
         model.train(was_training)
     if not tokens:
-        raise CitetrainError("model.intermediate_size: no tokens to measure the units on")
+        raise CitetrainError("crossencoder.intermediate_size: no tokens to measure the units on")
     return [s / tokens * l.output.dense.weight.detach().double().cpu().norm(dim=0)
             for s, l in zip(sums, layers)]
 
@@ -132,7 +132,7 @@ def prune_ffn(model: Any, keep: int, batches: Iterable[dict[str, Any]]) -> int:
     layers = ffn_layers(model)
     have = layers[0].output.dense.in_features
     if not 1 <= keep < have:
-        raise CitetrainError(f"model.intermediate_size: {keep} must be between 1 and the "
+        raise CitetrainError(f"crossencoder.intermediate_size: {keep} must be between 1 and the "
                              f"{have} units the model has, exclusive of {have}")
     for layer, score in zip(layers, ffn_importance(model, batches)):
         idx = torch.topk(score, keep).indices.sort().values.to(layer.output.dense.weight.device)

@@ -20,17 +20,26 @@ class TinySpec(BaseModel):
     """A model built from a config (no download): ``family`` and sizes; its byte-level BPE
     tokenizer is trained on the training set's text (a recipe's ``model.tiny``)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     family: Literal["llama", "qwen2"] = "llama"
+    """The architecture: a Llama or a Qwen2 decoder."""
     hidden_size: int = Field(default=64, ge=8)
+    """Width of the hidden states."""
     intermediate_size: int = Field(default=128, ge=8)
+    """Width of each feed-forward block."""
     num_hidden_layers: int = Field(default=2, ge=1)
+    """Decoder layers."""
     num_attention_heads: int = Field(default=4, ge=1)
+    """Attention heads per layer."""
     num_key_value_heads: int = Field(default=2, ge=1)
+    """Key / value heads per layer (grouped-query attention)."""
     vocab_size: int = Field(default=2000, ge=300)
+    """Size of the BPE vocabulary trained on the training set's text."""
     max_position_embeddings: int = Field(default=4096, ge=64)
+    """Longest sequence the model takes."""
     seed: int = 0
+    """Seed of the initial weights."""
 
 
 def train_tokenizer(texts: Iterable[str], vocab_size: int):

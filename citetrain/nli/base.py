@@ -1,4 +1,4 @@
-"""The NLI protocol (DESIGN §3): pairs in, entailment probabilities and decisions out."""
+"""The NLI protocol (docs/concepts/nli.md): pairs in, entailment probabilities and decisions out."""
 from __future__ import annotations
 
 from dataclasses import dataclass

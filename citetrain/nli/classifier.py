@@ -1,4 +1,4 @@
-"""MNLI-style classifier NLI (DeBERTa / RoBERTa / BART-MNLI; DESIGN §3).
+"""MNLI-style classifier NLI (DeBERTa / RoBERTa / BART-MNLI; docs/concepts/nli.md).
 
 The model reads ``(premise, hypothesis)`` as a sentence pair. Probabilities are the softmax over
 the model's own labels (``config.id2label``), found by name, case-insensitively:
@@ -133,9 +133,9 @@ def probabilities(logits: Any) -> Any:
     """Softmax over the last axis as a float32 CPU tensor, computed by numpy
     (``scipy.special.softmax``). Right after an exported model's forward pass (OpenVINO, ONNX
     Runtime) the runtime's threads still hold the cores, and a torch kernel that opens a parallel
-    region waits for one: on 2 busy cores up to a time slice (~4 ms) a batch (README, "The label
-    softmax in numpy": the judge bench's forward passes took 3.1-3.3 s this way, 3.2-3.7 s with
-    torch's)."""
+    region waits for one: on 2 busy cores up to a time slice (~4 ms) a batch (the judge bench's
+    forward passes took 3.1-3.3 s this way, 3.2-3.7 s with torch's;
+    experiments/studies/pruned-judge.md)."""
     import numpy as np
     import torch
     from scipy.special import softmax

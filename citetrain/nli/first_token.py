@@ -12,7 +12,7 @@ For a layer of hidden size ``h`` and feed-forward size ``4h`` a token costs ``12
 multiply-adds in the linear layers; the trimmed last layer costs ``2h²`` per token (keys and
 values), so an ``L``-layer encoder does ``10/(12L)`` less work per pair: 14 % for the six layers
 of all-MiniLM-L6-v2, whose OpenVINO int8 forward passes ran 16-21 % faster this way on 2 CPU
-cores (README, "The last layer reads one token"); a 24-layer RoBERTa-large MNLI model saves
+cores (experiments/studies/first-token.md); a 24-layer RoBERTa-large MNLI model saves
 3.5 %. Other architectures (DeBERTa's relative attention, BART's end-of-sequence head) are
 returned unchanged.
 """

@@ -3,20 +3,20 @@ premise lacks.
 
 A small encoder reading a long page cut to ``max_length`` tokens sees only part of it; whether
 each word of the statement occurs *anywhere* in the page is what the lexical baseline measures, and
-it is a strong cue for full / partial / no support (WiCE). With ``data.hint: uncovered`` a
+it is a strong cue for full / partial / no support (WiCE). With ``crossencoder.hint: uncovered`` a
 ``kind: crossencoder`` judge reads ``"{statement} | not in the passage: {words}"`` (``none`` when
 every content word is found), the words computed on the **whole** premise before it is cut, so the
 model learns from both the lexical cue and the text it reads. The mode is saved in the model's
 config (``citetrain_hint``) and the ``classifier:`` NLI backend and the pair refiner read pairs the
 same way.
 
-``data.hint: coverage`` also states how much of the statement the page holds, as a whole number of
-tenths: ``"{statement} | covered: {k}/10 | not in the passage: {words}"`` with ``k = round(10·r)``
-and ``r`` the lexical baseline's recall (the share of the statement's content words found in the
+``crossencoder.hint: coverage`` also states how much of the statement the page holds, as a whole
+number of tenths: ``"{statement} | covered: {k}/10 | not in the passage: {words}"`` with
+``k = round(10·r)`` and ``r`` the lexical baseline's recall (the share of the statement's content words found in the
 whole premise). With the uncovered words alone the model has to count them to tell "nothing here"
 from "part of it here", and the judges trained with them rank partially supported above not
 supported WiCE claims far worse than recall itself does. Handed the share, three seeds of the
-human recipe did no better (README, "Which levels the judge confuses"); the mode stays an option.
+human recipe did no better (experiments/studies/partial-vs-no-support.md); the mode stays an option.
 """
 from __future__ import annotations
 
@@ -55,7 +55,7 @@ def _coverage(premise: str, hypothesis: str) -> tuple[list[str], int]:
 
 
 def hinted(pairs: Sequence[Pair], mode: str | None) -> list[str]:
-    """The hypotheses of ``pairs`` as a model trained with ``data.hint: mode`` reads them."""
+    """The hypotheses of ``pairs`` as a model trained with ``crossencoder.hint: mode`` reads them."""
     if mode in (None, "none"):
         return [h for _, h in pairs]
     if mode not in HINT_MODES:

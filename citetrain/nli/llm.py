@@ -1,4 +1,4 @@
-"""LLM judge NLI over an OpenAI-compatible chat endpoint (vLLM, TGI, OpenAI; DESIGN §3).
+"""LLM judge NLI over an OpenAI-compatible chat endpoint (vLLM, TGI, OpenAI; docs/concepts/nli.md).
 
 The prompt is AttrScore's (Yue et al. 2023, "Automatic Evaluation of Attribution by Large Language
 Models"): is the claim *Attributable* to the reference, *Extrapolatory* (not inferable from it) or

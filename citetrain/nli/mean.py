@@ -8,7 +8,7 @@ support ``s_i``::
     support = Σ w_i · s_i / Σ w_i        expected level = Σ w_i · e_i / Σ w_i
 
 since the expected level ``full + partial/2`` is linear in the support. Two readings that the
-judge's measurements single out (README, "Ensembles of the twelve"):
+judge's measurements single out (experiments/studies/ensembles-and-soups.md):
 
 - ``mean:classifier:A+classifier:B+classifier:C``: an ensemble of judges trained with different
   seeds (three times one judge's cost);
@@ -27,9 +27,9 @@ sixteen clause teachers' CPU-trained students, seeds 42 / 1), its decision "full
 agreed with the human labels no better than the model's own (balanced accuracy, all members
 against models: WiCE 0.670 / 0.665 against 0.724 / 0.671, AttributionBench 0.674 / 0.689 against
 0.675 / 0.699, ExpertQA 0.571 / 0.592 against 0.570 / 0.583), and it made the CiteEval judge ask
-2.3× the pairs on ExpertQA answers (README, "The judge read with lexical recall decides as the
-judge"). The score (``expected``, what meta-evaluation ranks) is the same under both rules, and
-so is the judges' "partially supports" (P(partial) ≥ 0.5 of the averaged support).
+2.3× the pairs on ExpertQA answers (experiments/studies/fewer-pairs.md). The score (``expected``,
+what meta-evaluation ranks) is the same under both rules, and so is the judges' "partially
+supports" (P(partial) ≥ 0.5 of the averaged support).
 
 Member names must not hold ``+`` (nor end in ``*NUMBER``).
 """

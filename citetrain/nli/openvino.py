@@ -8,7 +8,7 @@
 as for the PyTorch model and only the forward pass runs in OpenVINO (CPU). OpenVINO fuses the
 encoder's layers and, on an int8 model (NNCF's post-training quantization), multiplies in int8
 (AVX512-VNNI / AMX): on 2 cores of an AVX512-BF16 CPU it read the judge about twice as fast as
-PyTorch in bf16 (README "Serving a judge").
+PyTorch in bf16 (experiments/studies/openvino-runtime.md).
 """
 from __future__ import annotations
 

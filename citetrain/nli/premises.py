@@ -86,10 +86,10 @@ def select_premises(pairs: Sequence[Pair], tokenizer: Any, max_length: int,
 def read_pairs(pairs: Sequence[Pair], tokenizer: Any, max_length: int, premise: str | None,
                hint: str | None, count: Callable[[list[str]], list[int]] | None = None
                ) -> tuple[list[str], list[str]]:
-    """``(premises, statements)`` as a model trained with ``data.premise`` / ``data.hint`` (its
-    config's ``citetrain_premise`` / ``citetrain_hint``) reads them: each statement with its
-    coverage hint, each premise cut to its best-covering sentences under ``select``
-    (``count`` as in :func:`select_premises`)."""
+    """``(premises, statements)`` as a model trained with ``crossencoder.premise`` /
+    ``crossencoder.hint`` (its config's ``citetrain_premise`` / ``citetrain_hint``) reads them:
+    each statement with its coverage hint, each premise cut to its best-covering sentences under
+    ``select`` (``count`` as in :func:`select_premises`)."""
     from citetrain.nli.hints import hinted
 
     hyps = hinted(pairs, hint)

@@ -1,4 +1,4 @@
-"""Seq2seq NLI in the TRUE style (Honovich et al. 2022; DESIGN §3), as ALCE uses it.
+"""Seq2seq NLI in the TRUE style (Honovich et al. 2022; docs/concepts/nli.md), as ALCE uses it.
 
 Input ``"premise: {p} hypothesis: {h}"``; the model answers ``"1"`` (entailed) or ``"0"``.
 ALCE's ``_run_nli_autoais`` generates greedily and checks ``output == "1"``; with greedy decoding

@@ -64,7 +64,7 @@ def recipe_for(plan: Plan):
     from citetrain.train.recipe import load_recipe
 
     return load_recipe(_shipped("recipe"), [
-        f"data.labelled=['refiner:{plan.build_dir / 'statements.jsonl'}']",
+        f"crossencoder.labelled=['refiner:{plan.build_dir / 'statements.jsonl'}']",
         f"data.dataset={plan.out / 'pairs'}", f"train.output_dir={plan.run_dir}",
         f"train.max_steps={plan.max_steps}", f"train.save_steps={plan.eval_steps}",
         f"eval.steps={plan.eval_steps}", f"train.seed={plan.seed}",

@@ -6,7 +6,7 @@ a ``kind: crossencoder`` recipe, e.g. ``recipes/quickstart.yaml``), and cites th
 ``P >= threshold``, the most probable first, at most ``max_ids`` of them (ALCE reads 3). It is the
 task of the Generate-then-Refine refiner (§4.1: the statement, its documents, the ids it should
 cite) asked one passage at a time, which a small pretrained encoder learns in a minute on a CPU
-where a causal LM built from a config does not (see the quickstart's notes in the README).
+where a causal LM built from a config does not (recipes/quickstart.yaml's header).
 
 The text is handled as :mod:`citetrain.refine.generative` does: marks are replaced statement by statement
 and the text outside the marks is byte-identical.

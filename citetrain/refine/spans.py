@@ -28,7 +28,7 @@ lower-cased; marks removed) and passage i's tokens likewise (its
 n = 2 and min_new = 2, and the prior's rule, were chosen on the judge recipes' train side of
 QuoteSum dev (``citetrain refine-eval --split train``, 182 answers); ``min_given`` too, among 1
 (any quote) to 12, by the mean F1 over the ``half`` inputs of seeds 0-9 there (1: 98.11, 3: 98.51,
-4: 98.61, 5: 98.55, 8: 98.25). The README reports the other side apart.
+4: 98.61, 5: 98.55, 8: 98.25). experiments/studies/quote-cover.md reports the other side apart.
 """
 from __future__ import annotations
 

@@ -21,6 +21,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse
 
+from citetrain.serve.api import HEALTH_ROUTE, SCORE_ROUTE
 from citetrain.serve.batcher import Batcher
 from citetrain.serve.bodies import RequestError, parse_body
 from citetrain.serve.config import ServeConfig
@@ -64,14 +65,14 @@ def create_app(config: ServeConfig, judge: Any = None):
     async def refused(request: Request, exc: RequestError) -> JSONResponse:
         return JSONResponse({"error": exc.message}, status_code=exc.status)
 
-    @app.get("/health")
+    @app.get("/health", **HEALTH_ROUTE)
     async def health(request: Request) -> dict[str, Any]:
         state = request.app.state
         return {"status": "ok", "judge": state.judge.name, "pid": os.getpid(),
                 "uptime_s": round(time.time() - state.started, 1),
                 "batches": len(state.batchers["records"].batches) + len(state.batchers["pairs"].batches)}
 
-    @app.post("/score")
+    @app.post("/score", **SCORE_ROUTE)
     async def score(request: Request) -> JSONResponse:
         check_token(request.headers.get("authorization"), config.token)
         body = await read_capped(request, config.max_body_bytes)

@@ -19,27 +19,48 @@ ENV_TOKEN = "CITETRAIN_SERVE_TOKEN"
 class ServeConfig(BaseModel):
     """A judge server's settings (defaults are the safe ones)."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     judge: str
+    """The judge served: crossencoder:PATH, nli:NAME or generative:PATH."""
     host: str = "127.0.0.1"
+    """Address listened on (127.0.0.1: this machine only)."""
     port: int = Field(8000, ge=0, le=65535)
+    """Port listened on."""
     workers: int = Field(1, ge=1)
-    token: str | None = None  # bearer token; None: no token asked for
-    max_body_bytes: int = Field(1_000_000, ge=1)  # 413 above
-    max_passages: int = Field(100, ge=1)  # per record; 422 above
-    max_items: int = Field(64, ge=1)  # records or pairs per request; 422 above
-    max_batch: int = Field(32, ge=1)  # records (or pairs) scored in one model batch
-    wait_ms: float = Field(10.0, ge=0)  # how long the first request waits for others
-    timeout_s: float = Field(60.0, gt=0)  # 504 after
-    threads: int | None = Field(None, ge=1)  # torch threads per worker (default: cores / workers)
-    dtype: str | None = None  # crossencoder / nli: fp32, int8, ...
+    """Worker processes, each with the judge loaded once."""
+    token: str | None = None
+    """Bearer token every /score request must carry (null: none asked for)."""
+    max_body_bytes: int = Field(1_000_000, ge=1)
+    """Largest request body; above it, 413."""
+    max_passages: int = Field(100, ge=1)
+    """Most passages per record; above it, 422."""
+    max_items: int = Field(64, ge=1)
+    """Most records or pairs per request; above it, 422."""
+    max_batch: int = Field(32, ge=1)
+    """Records (or pairs) scored in one model batch."""
+    wait_ms: float = Field(10.0, ge=0)
+    """How long the first request of a batch waits for others."""
+    timeout_s: float = Field(60.0, gt=0)
+    """Seconds a request waits to be scored; after them, 504."""
+    threads: int | None = Field(None, ge=1)
+    """Torch threads per worker (null: the cores shared out among the workers)."""
+    dtype: str | None = None
+    """crossencoder / nli: the model's dtype (fp32, bf16, fp16 or int8)."""
     union_first: bool | None = None
-    subsets: Literal["all", "needed"] | None = None  # crossencoder / nli: "needed", fewer calls
-    compile: bool | None = None  # crossencoder / nli: torch.compile the model
-    # crossencoder / nli: context gates (citetrain.analysis.support.context_candidates)
+    """crossencoder / nli: ask a statement's cited passages alone, then the union of all, before the
+    other passages alone."""
+    subsets: Literal["all", "needed"] | None = None
+    """crossencoder / nli: needed stops a statement's subset search once its edits are settled (the
+    same ratings, fewer calls)."""
+    compile: bool | None = None
+    """crossencoder / nli: torch.compile the model (each worker compiles once)."""
     query_recall: float | None = Field(None, ge=0, le=1)
+    """crossencoder / nli: ask a statement against the question only if it holds this share of its
+    content words (null: 1.0)."""
     response_recall: float | None = Field(None, ge=0, le=1)
+    """crossencoder / nli: the same against the earlier statements (null: 0.8; 0 and 0: the NLI
+    alone decides)."""
 
     def judge_options(self) -> dict:
         """The options :func:`citetrain.judges.registry.make_judge` takes for this judge."""

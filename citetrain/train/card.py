@@ -23,22 +23,22 @@ def write_model_card(folder: str | Path, recipe: Recipe, data_path: Path, summar
 
         extra += "\n" + card_section(summary["heldout"])
     if summary.get("built"):
-        extra += ("\n## Built training pairs (`data.built`)\n\n```json\n"
+        extra += ("\n## Built training pairs (`crossencoder.built`)\n\n```json\n"
                   + json.dumps(summary["built"], indent=2) + "\n```\n")
     if summary.get("teacher"):
         t = summary["teacher"]
-        extra += (f"\n## Distilled (`data.teacher`)\n\n{t['pairs']} training pairs read "
+        extra += (f"\n## Distilled (`distill.teacher`)\n\n{t['pairs']} training pairs read "
                   f"{t['weight']:g}·teacher + {1 - t['weight']:g}·label from `{t['file']}` "
                   f"(sha256 {t.get('sha256', '?')})"
                   + (f"; {t['transfer_pairs']} of them transfer pairs, read with the file's own "
                      "weight" if t.get("transfer_pairs") else "") + ".\n")
     if summary.get("not_full"):
         n = summary["not_full"]
-        extra += (f"\n## Coarse labels (`data.not_full`)\n\n{n['labels']} training labels 0 of "
+        extra += (f"\n## Coarse labels (`crossencoder.not_full`)\n\n{n['labels']} training labels 0 of "
                   f"{', '.join(n['sources'])} trained as \"not fully supported\" (level 0 or 1).\n")
     if summary.get("fold"):
         f = summary["fold"]
-        extra += (f"\n## A teacher (`data.folds`)\n\nFold {f['fold']} of {f['folds']} of the "
+        extra += (f"\n## A teacher (`distill.folds`)\n\nFold {f['fold']} of {f['folds']} of the "
                   f"training claims left out of training; its {f['pairs']} pairs scored in "
                   "`fold_scores.jsonl`.\n")
     text = (f"---\nlibrary_name: {'peft' if recipe.method != 'full' else 'transformers'}\n"

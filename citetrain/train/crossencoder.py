@@ -13,7 +13,7 @@ ROC-AUCs when the validation set has partial labels) unless ``eval.best_metric``
 measure; in-loop evaluation reads ``eval.subset`` validation pairs (a seeded
 sample; ``citetrain meta-eval --split validation`` measures the whole split).
 
-A premise too long for ``data.max_length`` is, with ``data.premise: select`` (the default), cut
+A premise too long for ``data.max_length`` is, with ``crossencoder.premise: select`` (the default), cut
 down to the sentences that best cover the statement
 (:func:`citetrain.nli.premises.select_evidence`), so a cited web page is trained on its evidence
 rather than its first tokens; ``cut`` keeps the first tokens instead. The choice is saved in the
@@ -62,7 +62,7 @@ def _manifest_matches(recipe: Recipe, path: Path) -> bool:
     if not (path / "dataset_dict.json").is_file() or not man.is_file():
         return False
     old = json.loads(man.read_text())
-    d = recipe.data
+    d = recipe.crossencoder
     if (old.get("validation_fraction"), old.get("split_seed"), old.get("split_by")) != (
             d.validation_fraction, d.split_seed, "statement"):
         return False
@@ -74,15 +74,16 @@ def _manifest_matches(recipe: Recipe, path: Path) -> bool:
 
 
 def ensure_pairs(recipe: Recipe, main: bool) -> Path:
-    """``data.dataset``, (re)built from ``data.labelled`` by the main process when it is absent
-    or was built from other files or split settings."""
+    """``data.dataset``, (re)built from ``crossencoder.labelled`` by the main process when it is
+    absent or was built from other files or split settings."""
     path = Path(recipe.data.dataset)
-    d = recipe.data
+    d = recipe.crossencoder
     if d.labelled and main and not _manifest_matches(recipe, path):
         man = build_pairs(d.labelled, path, d.validation_fraction, d.split_seed)
         print(f"[citetrain] pairs: {json.dumps(man['counts'])} -> {path}", flush=True)
     elif not (path / "dataset_dict.json").is_file() and not d.labelled:
-        raise CitetrainError(f"data.dataset: {path} is not a pairs dataset; give data.labelled")
+        raise CitetrainError(f"data.dataset: {path} is not a pairs dataset; give "
+                             "crossencoder.labelled")
     return path
 
 
@@ -205,22 +206,17 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     with state.main_process_first():
         data_path = ensure_pairs(recipe, state.is_main_process)
     train_raw, eval_raw = S.load_splits(recipe, data_path)
-    d = recipe.data
-    calibration = None
-    if recipe.eval.stack != "none":
-        from citetrain.train.pairs import calibration_split
-
-        train_raw, calibration = calibration_split(train_raw, d.calibration_fraction, d.split_seed)
+    c, d = recipe.crossencoder, recipe.distill
     fold_held = None
     if d.folds is not None:
         from citetrain.train.distill import fold_split
 
-        train_raw, fold_held = fold_split(train_raw, d.folds, d.fold, d.split_seed)
-    if d.built or not d.human_train:
+        train_raw, fold_held = fold_split(train_raw, d.folds, d.fold, c.split_seed)
+    if c.built or not c.human_train:
         from citetrain.train.pairs import training_pairs
 
-        train_raw = training_pairs(train_raw, d.built, d.built_max, d.human_train, recipe.train.seed,
-                                   d.built_exclude)
+        train_raw = training_pairs(train_raw, c.built, c.built_max, c.human_train, recipe.train.seed,
+                                   c.built_exclude)
     base = resolve_model_path(recipe.model.name_or_path)
     identity = S.run_identity(recipe, state.num_processes)
     ckpt = resume_point(recipe, out, identity)
@@ -235,24 +231,23 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     datasets.disable_progress_bars()
     id2label, label_map = head_labels(list(train_raw["label"]) + (
         list(eval_raw["label"]) if eval_raw is not None else []))
-    three = [name for name, on in (("model.head: ordinal", recipe.model.head == "ordinal"),
-                                   ("data.teacher", d.teacher is not None),
-                                   ("data.not_full", bool(d.not_full))) if on]
+    three = [name for name, on in (("distill.teacher", d.teacher is not None),
+                                   ("crossencoder.not_full", bool(c.not_full))) if on]
     if three and len(id2label) != 3:
         raise CitetrainError(f"{' and '.join(three)}: these train three support levels; the "
                              "training pairs have no partial label")
     counts = None
-    if d.teacher is not None or d.not_full:
+    if d.teacher is not None or c.not_full:
         from citetrain.train.distill import read_teacher_rows
         from citetrain.train.targets import training_targets
 
         targets, counts = training_targets(
             train_raw, read_teacher_rows(d.teacher) if d.teacher is not None else {},
-            d.teacher_weight, d.not_full)
+            d.teacher_weight, c.not_full)
         if d.teacher is not None and not counts["taught"]:
-            raise CitetrainError(f"data.teacher: {d.teacher} has none of the {len(targets)} "
+            raise CitetrainError(f"distill.teacher: {d.teacher} has none of the {len(targets)} "
                                  "training pairs (made from teachers of other pairs: "
-                                 "another data.labelled?)")
+                                 "another crossencoder.labelled?)")
         train_raw = train_raw.add_column("target", targets)
         if d.teacher is not None:
             print(f"[citetrain] teacher: {counts['taught']} of {len(targets)} training pairs read "
@@ -260,39 +255,34 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
                   + (f", {counts['own']} of them transfer pairs with their own weight"
                      if counts["own"] else ""), flush=True)
             if counts["own"] == counts["taught"] and d.teacher_weight != 1.0:
-                print(f"[citetrain] warning: data.teacher_weight {d.teacher_weight:g} applies to "
+                print(f"[citetrain] warning: distill.teacher_weight {d.teacher_weight:g} applies to "
                       f"no pair: every pair {d.teacher} scores carries its own weight (set it "
                       "when the file is made: citetrain teacher --transfer-weight)", flush=True)
-        if d.not_full:
-            print(f"[citetrain] data.not_full: {counts['not_full']} training labels of "
-                  f"{', '.join(d.not_full)} read as 'not fully supported' (level 0 or 1)", flush=True)
+        if c.not_full:
+            print(f"[citetrain] crossencoder.not_full: {counts['not_full']} training labels of "
+                  f"{', '.join(c.not_full)} read as 'not fully supported' (level 0 or 1)", flush=True)
     train_set, _ = tokenize(train_raw, tokenizer, recipe.data.max_length, "train",
-                            recipe.data.premise, label_map, recipe.data.hint)
+                            c.premise, label_map, c.hint)
     heldout = eval_raw
     if eval_raw is not None and len(eval_raw) > recipe.eval.subset:
         eval_raw = eval_raw.shuffle(seed=recipe.train.seed).select(range(recipe.eval.subset))
     eval_set, kept = (tokenize(eval_raw, tokenizer, recipe.data.max_length, "validation",
-                               recipe.data.premise, label_map, recipe.data.hint)
+                               c.premise, label_map, c.hint)
                       if eval_raw is not None and recipe.eval.enabled else (None, None))
     set_seed(recipe.train.seed)  # the fresh head and the LoRA matrices: the same every run
-    model, hidden = load_student(recipe, base, id2label, train_set, tokenizer)
+    model = load_student(recipe, base, id2label, train_set, tokenizer)
     trainer_class = Trainer
-    if counts is not None or hidden is not None:  # target rows, or the hidden-state loss
+    if counts is not None:  # target rows
         from citetrain.train.targets import target_trainer_class
 
-        trainer_class = target_trainer_class(hidden, recipe.data.teacher_loss)
-    callbacks = list(extra_callbacks)
-    if recipe.model.head == "ordinal":
-        from citetrain.train.ordinal import make_ordinal, ordinal_callback
-
-        callbacks.append(ordinal_callback(make_ordinal(model)))
+        trainer_class = target_trainer_class(d.teacher_loss)
     trainer = trainer_class(model=model, args=training_args(recipe, eval_set is not None),
                             train_dataset=train_set, eval_dataset=eval_set, processing_class=tokenizer,
                             data_collator=DataCollatorWithPadding(tokenizer),
                             compute_metrics=(metrics_fn(list(kept["group"]), id2label,
                                                         list(kept["source"]))
                                              if eval_set is not None else None),
-                            callbacks=callbacks)
+                            callbacks=list(extra_callbacks))
     from citetrain.train.console import use_log_lines
 
     use_log_lines(trainer)
@@ -309,22 +299,15 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
         "score": "P(supported) + P(partially_supported)/2", "train_pairs": len(train_set),
         "validation_pairs": len(eval_set) if eval_set is not None else 0,
         "parameters": sum(p.numel() for p in trainer.model.parameters()),
-        "head": (f"{'three' if len(id2label) == 3 else 'two'}-way ({', '.join(id2label.values())})"
-                 + (", ordinal" if recipe.model.head == "ordinal" else "")),
+        "head": f"{'three' if len(id2label) == 3 else 'two'}-way ({', '.join(id2label.values())})",
         "seconds": round(time.time() - start, 1)}
     if state.is_main_process:
         from citetrain.train.card import publish
 
-        if d.built:
+        if c.built:
             from citetrain.train.pairs import built_manifests
 
-            summary["built"] = built_manifests(d.built)
-        if calibration is not None:
-            from citetrain.train.stacking import fit_and_save
-
-            summary["stack"] = fit_and_save(final, calibration)
-            print(f"[citetrain] stack ({recipe.eval.stack}) fitted on "
-                  f"{summary['stack']['claims']} calibration claims -> {final}", flush=True)
+            summary["built"] = built_manifests(c.built)
         if d.teacher is not None:
             from citetrain.io.readers import sha256_file
 
@@ -332,13 +315,11 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
                                   "weight": d.teacher_weight, "sha256": sha256_file(d.teacher)}
             if counts["own"]:
                 summary["teacher"]["transfer_pairs"] = counts["own"]
-        if d.teacher_model is not None:
-            summary["teacher_model"] = {"path": d.teacher_model, "weight": d.hidden_weight}
-        if d.not_full:
-            summary["not_full"] = {"sources": list(d.not_full), "labels": counts["not_full"]}
+        if c.not_full:
+            summary["not_full"] = {"sources": list(c.not_full), "labels": counts["not_full"]}
         from citetrain.train.judge_card import heldout_figures, load_judge
 
-        card = heldout is not None and recipe.eval.card
+        card = heldout is not None and c.card
         # one load serves the fold scores and the card
         judge = load_judge(final) if fold_held is not None or card else None
         if fold_held is not None:

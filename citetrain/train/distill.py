@@ -7,7 +7,7 @@ one judge's cost (Hinton et al. 2015, *Distilling the knowledge in a neural netw
 teachers' probabilities on the training pairs must be **out of fold**: a teacher that trained on
 a pair has learnt its label, and its probabilities there say nothing the label does not.
 
-1. ``data.folds: K`` and ``data.fold: k`` (teacher runs): the training claims are cut into K folds
+1. ``distill.folds: K`` and ``distill.fold: k`` (teacher runs): the training claims are cut into K folds
    by hash of the claim (:func:`fold_of`, ``split_seed``); fold k is left out of training and,
    after it, the saved model scores its pairs into ``<output_dir>/fold_scores.jsonl``
    (:func:`write_fold_scores`: the pair's key and its three support probabilities).
@@ -15,8 +15,8 @@ a pair has learnt its label, and its probabilities there say nothing the label d
    several teacher runs (every fold, any number of seeds) per pair into one teacher file; with
    ``--stack lexical`` the average is stacked with lexical recall per source
    (:func:`stack_teacher`), fitted on those same out-of-fold scores.
-3. ``data.teacher: FILE`` (the student): each training pair whose key the file holds is trained on
-   the soft target ``w·teacher + (1 − w)·label`` (``data.teacher_weight`` w, the label one-hot),
+3. ``distill.teacher: FILE`` (the student): each training pair whose key the file holds is trained on
+   the soft target ``w·teacher + (1 − w)·label`` (``distill.teacher_weight`` w, the label one-hot),
    with the cross-entropy against it (:mod:`citetrain.train.targets`); pairs the file lacks (built
    pairs) keep their label, and a row with its own ``weight`` (transfer pairs: built pairs the
    teachers scored, :mod:`citetrain.train.transfer`) is mixed with that weight instead.
@@ -77,7 +77,7 @@ def fold_split(train: Any, folds: int, fold: int, seed: int) -> tuple[Any, Any]:
 
     keys = claim_keys(list(train["group"]), list(train["hypothesis"]))
     return hold_out(train, [fold_of(k, folds, seed) == fold for k in keys],
-                    f"data.fold={fold} of data.folds={folds}", "held-out")
+                    f"distill.fold={fold} of distill.folds={folds}", "held-out")
 
 
 def write_fold_scores(final: str | Path, held: Any, path: str | Path, model: Any = None,
@@ -99,7 +99,7 @@ def write_fold_scores(final: str | Path, held: Any, path: str | Path, model: Any
     for (p, h), grp, src, lab, r, x in zip(pairs, held["group"], held["source"], held["label"],
                                           results, lexical):
         if r.support is None:
-            raise CitetrainError(f"data.fold: {final} is a two-way judge; teachers need the "
+            raise CitetrainError(f"distill.fold: {final} is a two-way judge; teachers need the "
                                  "three-way head (training pairs labelled partial)")
         full, partial, no = r.support
         lines.append(json.dumps({"key": pair_key(p, h), "group": grp,
@@ -123,32 +123,32 @@ def fold_score_files(runs: Iterable[str | Path]) -> list[Path]:
         path = Path(run)
         path = path / FOLD_SCORES if path.is_dir() else path
         if not path.is_file():
-            raise CitetrainError(f"{run}: no {FOLD_SCORES} (a teacher run sets data.folds and "
-                                 "data.fold)")
+            raise CitetrainError(f"{run}: no {FOLD_SCORES} (a teacher run sets distill.folds and "
+                                 "distill.fold)")
         out.append(path)
     return out
 
 
 def missing_folds(runs: Iterable[str | Path]) -> list[str]:
     """The folds that teacher runs leave out, one line per seed: runs are grouped by the fold split
-    (``data.split_seed``, ``data.folds``, from each run folder's ``citetrain_run.json``) and by
-    ``train.seed``, and a group without every fold ``0..folds-1`` is named, e.g. ``"train.seed 42
-    (data.folds 4, data.split_seed 0): no fold 1, 3"``. The pairs of a missing fold get no score
-    from that seed's teachers; where no seed has that fold, a student reads them by their labels
-    alone. Fold-score files given as files, and runs without a ``citetrain_run.json``, are not
-    checked."""
+    (``crossencoder.split_seed``, ``distill.folds``, from each run folder's
+    ``citetrain_run.json``) and by ``train.seed``, and a group without every fold ``0..folds-1`` is
+    named, e.g. ``"train.seed 42 (distill.folds 4, crossencoder.split_seed 0): no fold 1, 3"``. The
+    pairs of a missing fold get no score from that seed's teachers; where no seed has that fold, a
+    student reads them by their labels alone. Fold-score files given as files, and runs without a
+    ``citetrain_run.json``, are not checked."""
     have: dict[tuple[int, int, int], set[int]] = defaultdict(set)
     for run in runs:
         meta = Path(run) / "citetrain_run.json"
         if not meta.is_file():
             continue
         recipe = json.loads(meta.read_text()).get("recipe", {})
-        data, train = recipe.get("data", {}), recipe.get("train", {})
-        if data.get("folds") is None or data.get("fold") is None:
+        dist, train = recipe.get("distill") or {}, recipe.get("train", {})
+        if dist.get("folds") is None or dist.get("fold") is None:
             continue
-        have[(int(train.get("seed", 42)), int(data["folds"]), int(data.get("split_seed", 0)))].add(
-            int(data["fold"]))
-    return [f"train.seed {seed} (data.folds {folds}, data.split_seed {split}): no fold "
+        split = (recipe.get("crossencoder") or {}).get("split_seed", 0)
+        have[(int(train.get("seed", 42)), int(dist["folds"]), int(split))].add(int(dist["fold"]))
+    return [f"train.seed {seed} (distill.folds {folds}, crossencoder.split_seed {split}): no fold "
             + ", ".join(str(k) for k in range(folds) if k not in got)
             for (seed, folds, split), got in sorted(have.items()) if len(got) < folds]
 
@@ -197,7 +197,7 @@ def merge_teachers(files: Iterable[str | Path], out: str | Path,
     if len(reads) > 1:
         raise CitetrainError("merge_teachers: the teachers read the statements differently ("
                              + "; ".join(f"{r} in {f}" for r, f in reads.items())
-                             + "): train them with one data.fold_read")
+                             + "): train them with one distill.fold_read")
     merged = {k: [v / seen[k] for v in acc] for k, acc in sums.items()}
     info: dict[str, Any] = {"pairs": len(sums), "files": len(names),
                             "teachers_per_pair": sorted(set(seen.values()))}
@@ -262,5 +262,5 @@ def read_teacher(path: str | Path) -> dict[str, list[float]]:
 def read_teacher_rows(path: str | Path) -> dict[str, tuple[list[float], float | None]]:
     """``{key: (probs, weight)}`` of a teacher file; ``weight`` is a row's own teacher weight
     (transfer pairs, :mod:`citetrain.train.transfer`), ``None`` where the row has none."""
-    rows = json_rows(path, _teacher_line, "a teacher line", setting="data.teacher")
+    rows = json_rows(path, _teacher_line, "a teacher line", setting="distill.teacher")
     return {k: (p, w) for _, (k, p, w) in rows}

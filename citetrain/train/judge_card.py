@@ -172,9 +172,8 @@ def card_section(figures: dict[str, Any]) -> str:
         lines.append(f"| {s['source']} | {s['pairs']} | {s['claims']} | {s['model']:.3f} | "
                      + (f"{s['stacked']:.3f} | " if stacked else "") + f"{s['lexical']:.3f} |")
     if stacked:
-        lines += ["", "The model's config carries a stack with lexical recall (`citetrain_stack`, "
-                  "fitted on calibration claims held out of training): `classifier:` reads it "
-                  "stacked, the column above."]
+        lines += ["", "The model's config carries a stack with lexical recall (`citetrain_stack`): "
+                  "`classifier:` reads it stacked, the column above."]
     t = figures["throughput"]
     lines += ["", "## Throughput", "",
               f"Measured after training on {t['device']} with {t['threads']} thread(s): "
@@ -189,7 +188,7 @@ def card_section(figures: dict[str, Any]) -> str:
         lines += ["", "Likely faster on a CPU: `citetrain export THIS_FOLDER --out DIR --runtime "
                   "openvino --int8 --calibration DATASET` (DATASET: its training pairs). Not measured "
                   "for this model: OpenVINO int8 read citetrain's production judge within 0.0025 "
-                  "ROC-AUC of fp32 and 1.6 times as fast as bf16 on 2 AVX512 cores (citetrain "
-                  "README, \"Serving a judge\"); `python bench/judge_export.py --crossencoder "
-                  "THIS_FOLDER` measures both for this one."]
+                  "ROC-AUC of fp32 and 1.6 times as fast as bf16 on 2 AVX512 cores (citetrain's "
+                  "docs/results/index.md, \"Judges\"); `python bench/judge_export.py "
+                  "--crossencoder THIS_FOLDER` measures both for this one."]
     return "\n".join(lines) + "\n"

@@ -48,14 +48,14 @@ def _derived_readers() -> dict[str, Any]:
 
 
 def source_formats() -> set[str]:
-    """The ``FORMAT`` names a ``data.labelled`` entry may start with."""
+    """The ``FORMAT`` names a ``crossencoder.labelled`` entry may start with."""
     from citetrain.io.labelled import LABELLED_CONVERTERS
 
     return {*LABELLED_CONVERTERS, *_derived_readers()}
 
 
 def read_source(path: str, fmt: str) -> Any:
-    """The labelled pairs of one ``data.labelled`` entry."""
+    """The labelled pairs of one ``crossencoder.labelled`` entry."""
     from citetrain.io.labelled import read_labelled
 
     derived = _derived_readers()
@@ -88,7 +88,7 @@ def labelled_rows(sources: list[str], fraction: float, seed: int
     for entry in sources:
         fmt, path = parse_source(entry)
         if not Path(path).is_file():
-            raise CitetrainError(f"data.labelled: {path} not found")
+            raise CitetrainError(f"crossencoder.labelled: {path} not found")
         pairs = read_source(path, fmt)
         name = f"{pairs.format}:{path}"
         kept = 0
@@ -133,10 +133,11 @@ def build_pairs(sources: list[str], target: str | Path, fraction: float = 0.3,
     from citetrain.io.writers import atomic_write_text
 
     if not sources:
-        raise CitetrainError("data.labelled: no labelled files given")
+        raise CitetrainError("crossencoder.labelled: no labelled files given")
     splits, described = labelled_rows(sources, fraction, seed)
     if not splits["train"]:
-        raise CitetrainError(f"data.labelled: no training pairs (validation_fraction {fraction})")
+        raise CitetrainError(f"crossencoder.labelled: no training pairs (validation_fraction "
+                             f"{fraction})")
     target = Path(target)
     target.parent.mkdir(parents=True, exist_ok=True)
     save_atomically(to_dataset_dict(splits), target)
@@ -178,16 +179,6 @@ def hold_out(train: Any, held: list[bool], setting: str, held_name: str) -> tupl
     return train.select(keep), train.select(out)
 
 
-def calibration_split(train: Any, fraction: float, seed: int) -> tuple[Any, Any]:
-    """``(train, calibration)``: the pairs of a ``fraction`` of the training groups (claims, by
-    hash of the group with ``seed``) held out of training, to fit a stack on
-    (:mod:`citetrain.nli.stack`)."""
-    from citetrain.builders.sets import split_of
-
-    held = [split_of(f"calibration\0{g}", fraction, seed) == "validation" for g in train["group"]]
-    return hold_out(train, held, f"data.calibration_fraction={fraction}", "calibration")
-
-
 def training_pairs(human: Any, built: list[str] | None, built_max: int | None,
                    human_train: bool, seed: int, exclude: Sequence[str] = ()) -> Any:
     """The training split of a cross-encoder run: the human pairs (unless ``human_train`` is
@@ -201,13 +192,13 @@ def training_pairs(human: Any, built: list[str] | None, built_max: int | None,
     for folder in built or []:
         path = built_dataset_path(folder)
         if path is None:
-            raise CitetrainError(f"data.built: {folder} holds no pairs dataset")
+            raise CitetrainError(f"crossencoder.built: {folder} holds no pairs dataset")
         dd = datasets.load_from_disk(str(path))
         if "train" not in dd:
-            raise CitetrainError(f"data.built: {path} has no train split (has {', '.join(dd)})")
+            raise CitetrainError(f"crossencoder.built: {path} has no train split (has {', '.join(dd)})")
         lacking = [c for c in COLUMNS if c not in dd["train"].column_names]
         if lacking:
-            raise CitetrainError(f"data.built: {path} lacks the column(s) {', '.join(lacking)}")
+            raise CitetrainError(f"crossencoder.built: {path} lacks the column(s) {', '.join(lacking)}")
         rows = dd["train"]
         if exclude and "transform" in rows.column_names:
             drop = set(exclude)

@@ -85,86 +85,61 @@ def _direction_errors(r: Recipe) -> list[str]:
 
 
 def _not_full_errors(r: Recipe) -> list[str]:
-    """``data.not_full`` names formats (``attributionbench``) or ``FORMAT:PATH`` entries of
-    ``data.labelled``."""
-    if not r.data.not_full:
+    """``crossencoder.not_full`` names formats (``attributionbench``) or ``FORMAT:PATH`` entries
+    of ``crossencoder.labelled``."""
+    c = r.crossencoder
+    if not c.not_full:
         return []
     from citetrain.train.pairs import source_formats
 
     formats = source_formats()
-    unknown = [n for n in r.data.not_full if n not in formats | set(r.data.labelled or [])]
+    unknown = [n for n in c.not_full if n not in formats | set(c.labelled or [])]
     if unknown:
-        return [f"data.not_full: {', '.join(unknown)} is neither a format "
-                f"({', '.join(sorted(formats))}) nor a FORMAT:PATH entry of data.labelled"]
+        return [f"crossencoder.not_full: {', '.join(unknown)} is neither a format "
+                f"({', '.join(sorted(formats))}) nor a FORMAT:PATH entry of crossencoder.labelled"]
     return []
 
 
 def _crossencoder_errors(r: Recipe) -> list[str]:
     """Rules of ``kind: crossencoder`` (a sequence-pair classifier trained on labelled pairs)."""
     if r.kind != "crossencoder":
-        return ((["data.labelled is for kind crossencoder"] if r.data.labelled is not None else [])
-                + (["data.hint is for kind crossencoder"] if r.data.hint != "none" else [])
-                + (["data.built is for kind crossencoder"] if r.data.built else [])
-                + (["eval.stack is for kind crossencoder"] if r.eval.stack != "none" else [])
-                + (["data.calibration_fraction is for kind crossencoder"]
-                   if r.data.calibration_fraction else [])
-                + (["model.num_layers is for kind crossencoder"]
-                   if r.model.num_layers is not None else [])
-                + (["model.layers is for kind crossencoder"] if r.model.layers is not None else [])
-                + (["model.intermediate_size is for kind crossencoder"]
-                   if r.model.intermediate_size is not None else [])
-                + (["data.folds / data.teacher are for kind crossencoder"]
-                   if r.data.folds is not None or r.data.teacher is not None else [])
-                + (["data.not_full is for kind crossencoder"] if r.data.not_full else [])
-                + (["data.teacher_model is for kind crossencoder"]
-                   if r.data.teacher_model is not None else [])
-                + (["model.head is for kind crossencoder"] if r.model.head != "free" else []))
-    errs = _distill_errors(r)
-    if r.data.teacher_loss != "ce" and r.data.teacher is None:
-        errs.append(f"data.teacher_loss {r.data.teacher_loss} is the loss of data.teacher's "
-                    "probabilities: set data.teacher")
-    if r.data.hidden_weight != 1.0 and r.data.teacher_model is None:
-        errs.append("data.hidden_weight weighs the hidden-state loss of data.teacher_model: set "
-                    "data.teacher_model")
-    if r.model.layers is not None:
-        if r.model.num_layers is not None:
-            errs.append("model.layers and model.num_layers both choose layers: set one")
-        if not r.model.layers or r.model.layers != sorted(set(r.model.layers)):
-            errs.append(f"model.layers: {r.model.layers} must be layer indices in ascending order, "
-                        "each once")
-    if r.model.intermediate_size is not None and r.method != "full":
-        errs.append("model.intermediate_size prunes the model before training: it needs method: "
-                    "full (a pruned model learns again in every weight)")
-    if r.eval.stack != "none" and not r.data.calibration_fraction:
-        errs.append("eval.stack is fitted on held-out training claims: set "
-                    "data.calibration_fraction (e.g. 0.15)")
-    if r.data.calibration_fraction and r.eval.stack == "none":
-        errs.append("data.calibration_fraction holds claims out for eval.stack: set "
-                    "eval.stack: lexical, or remove it")
-    if r.data.calibration_fraction and not r.data.human_train:
-        errs.append("data.calibration_fraction is taken from the human pairs: "
-                    "data.human_train: false trains on none")
-    if not r.data.human_train and not r.data.built:
-        errs.append("data.human_train: false trains on data.built alone: give data.built")
+        return [f"{', '.join(f'{name}.{k}' for k in sorted(section.model_fields_set)) or name}: "
+                f"the {name} section is for kind crossencoder (kind is {r.kind})"
+                for name in ("crossencoder", "distill")
+                if (section := getattr(r, name)) is not None]
+    c, errs = r.crossencoder, _distill_errors(r)
+    if c.layers is not None:
+        if c.num_layers is not None:
+            errs.append("crossencoder.layers and crossencoder.num_layers both choose layers: set one")
+        if not c.layers or c.layers != sorted(set(c.layers)):
+            errs.append(f"crossencoder.layers: {c.layers} must be layer indices in ascending "
+                        "order, each once")
+    if c.intermediate_size is not None and r.method != "full":
+        errs.append("crossencoder.intermediate_size prunes the model before training: it needs "
+                    "method: full (a pruned model learns again in every weight)")
+    if not c.human_train and not c.built:
+        errs.append("crossencoder.human_train: false trains on crossencoder.built alone: give "
+                    "crossencoder.built")
     errs += _not_full_errors(r)
-    if r.data.built_exclude:
+    if c.built_exclude:
         from citetrain.builders.transforms import TRANSFORMS
 
-        unknown = [t for t in r.data.built_exclude if t not in TRANSFORMS]
+        unknown = [t for t in c.built_exclude if t not in TRANSFORMS]
         if unknown:
-            errs.append(f"data.built_exclude: unknown transformation(s) {', '.join(unknown)}; "
-                        f"choose from {', '.join(TRANSFORMS)}")
-        if not r.data.built:
-            errs.append("data.built_exclude filters data.built: give data.built")
-    if not r.data.labelled and not (Path(r.data.dataset) / "dataset_dict.json").is_file():
-        errs.append(f"kind crossencoder needs data.labelled (labelled files) or an existing "
-                    f"pairs dataset at data.dataset ({r.data.dataset} has none)")
+            errs.append(f"crossencoder.built_exclude: unknown transformation(s) "
+                        f"{', '.join(unknown)}; choose from {', '.join(TRANSFORMS)}")
+        if not c.built:
+            errs.append("crossencoder.built_exclude filters crossencoder.built: give "
+                        "crossencoder.built")
+    if not c.labelled and not (Path(r.data.dataset) / "dataset_dict.json").is_file():
+        errs.append(f"kind crossencoder needs crossencoder.labelled (labelled files) or an "
+                    f"existing pairs dataset at data.dataset ({r.data.dataset} has none)")
     if r.method not in ("full", "lora"):
         errs.append(f"kind crossencoder trains with method full or lora, not {r.method}")
     if r.model.tiny is not None:
         errs.append("kind crossencoder needs model.name_or_path (model.tiny builds causal LMs)")
     if r.data.build is not None:
-        errs.append("data.build makes SFT sets; kind crossencoder reads data.labelled")
+        errs.append("data.build makes SFT sets; kind crossencoder reads crossencoder.labelled")
     if r.eval.enabled and not r.eval.best_metric and r.train.save_steps % r.eval.steps:
         errs.append(f"kind crossencoder keeps the best checkpoint by roc_auc: train.save_steps "
                     f"({r.train.save_steps}) must be a multiple of eval.steps ({r.eval.steps})")
@@ -172,20 +147,23 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
 
 
 def _distill_errors(r: Recipe) -> list[str]:
-    """Rules of the distillation keys (``data.folds``, ``data.fold``, ``data.teacher``)."""
-    d, errs = r.data, []
+    """Rules of the ``distill`` section (teacher runs' folds, a student's teacher file)."""
+    d, errs = r.distill, []
     if (d.folds is None) != (d.fold is None):
-        errs.append("data.folds and data.fold go together (a teacher run leaves fold `fold` of "
-                    "`folds` out)")
+        errs.append("distill.folds and distill.fold go together (a teacher run leaves fold `fold` "
+                    "of `folds` out)")
     elif d.folds is not None and d.fold >= d.folds:
-        errs.append(f"data.fold: {d.fold} is not below data.folds ({d.folds}); folds count from 0")
-    if d.folds is not None and d.calibration_fraction:
-        errs.append("data.folds and data.calibration_fraction both hold claims out: use one")
+        errs.append(f"distill.fold: {d.fold} is not below distill.folds ({d.folds}); folds count "
+                    "from 0")
     if d.teacher is not None and not Path(d.teacher).is_file():
-        errs.append(f"data.teacher: {d.teacher} not found (make it from teacher runs with "
+        errs.append(f"distill.teacher: {d.teacher} not found (make it from teacher runs with "
                     "`citetrain teacher RUN... --out FILE`)")
     if d.teacher is not None and d.folds is not None:
-        errs.append("data.teacher (a student) and data.folds (a teacher) in one run: choose one")
+        errs.append("distill.teacher (a student) and distill.folds (a teacher) in one run: choose "
+                    "one")
+    if d.teacher_loss != "ce" and d.teacher is None:
+        errs.append(f"distill.teacher_loss {d.teacher_loss} is the loss of distill.teacher's "
+                    "probabilities: set distill.teacher")
     return errs
 
 

@@ -2,13 +2,15 @@
 
 Unknown keys are rejected with a "did you mean" (:func:`citetrain.config.validate`); the rules that
 involve several keys are :mod:`citetrain.train.recipe_rules`, and loading a file (overrides, paths)
-is :mod:`citetrain.train.recipe`.
+is :mod:`citetrain.train.recipe`. The keys of ``kind: crossencoder`` alone are in its own two
+sections, ``crossencoder:`` (the labelled pairs, how they are read, the student cut from the base)
+and ``distill:`` (teacher runs and a student's teacher file).
 """
 from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from citetrain.models.tiny import TinySpec
 from citetrain.nli.clauses import READS
@@ -28,17 +30,7 @@ class ModelSection(_Section):
     attn_implementation: str | None = None
     trust_remote_code: bool = False
     gradient_checkpointing: bool = False
-    dropout: float | None = Field(default=None, ge=0.0, lt=1.0)  # kind crossencoder: every
-    # dropout layer of the encoder set to this (None: the model's own)
-    num_layers: int | None = Field(default=None, ge=1)  # kind crossencoder: keep the encoder's
-    # first N layers (a cheaper student for serving on CPUs; None: all of them)
-    layers: list[int] | None = None  # kind crossencoder: keep these layers of the encoder, in
-    # order (e.g. [0, 2, 4, 5]; citetrain/models/prune.py); num_layers N is [0, ..., N-1]
-    intermediate_size: int | None = Field(default=None, ge=1)  # kind crossencoder, method full:
-    # keep each layer's N most used feed-forward units (citetrain/models/prune.py; None: all)
     adapter: str | None = None  # a trained LoRA adapter folder (an SFT run's final/) to go on from
-    head: Literal["free", "ordinal"] = "free"  # kind crossencoder: "ordinal" keeps the three
-    # levels' logits on one line, W_k = a + k·w (citetrain/train/ordinal.py)
 
 
 class LoraSection(_Section):
@@ -65,38 +57,6 @@ class DataSection(_Section):
     max_length: int = Field(default=2048, ge=16)
     packing: bool = False
     max_train_examples: int | None = Field(default=None, ge=1)
-    labelled: list[str] | None = None  # crossencoder: ``PATH`` or ``FORMAT:PATH`` entries
-    validation_fraction: float = Field(default=0.3, gt=0.0, lt=1.0)
-    split_seed: int = 0
-    premise: Literal["select", "cut"] = "select"  # crossencoder: long premises, see nli.classifier
-    hint: Literal[HINT_MODES] = "none"  # crossencoder: coverage hint, see nli.hints
-    # crossencoder: folders of `citetrain build` kind pairs whose train split is added to training
-    built: list[str] | None = None
-    built_max: int | None = Field(default=None, ge=1)  # a seeded sample of the built pairs
-    human_train: bool = True  # False: the labelled pairs only validate (training on built alone)
-    built_exclude: list[str] = Field(default_factory=list)  # transformations left out (ablations)
-    # crossencoder: this fraction of the human training claims is held out of training to fit
-    # eval.stack (hash of the pair's group, split_seed)
-    calibration_fraction: float = Field(default=0.0, ge=0.0, lt=1.0)
-    # crossencoder, distillation (citetrain/train/distill.py): a teacher run leaves fold `fold` of `folds` (by
-    # hash of the claim, split_seed) out of training and scores it; a student trains on the
-    # merged teacher file's probabilities, mixed with the label by teacher_weight
-    folds: int | None = Field(default=None, ge=2)
-    fold: int | None = Field(default=None, ge=0)
-    # how a teacher run reads its fold: the statement whole, or clause by clause (nli.clauses)
-    fold_read: Literal[READS] = "whole"
-    teacher: str | None = None
-    teacher_weight: float = Field(default=1.0, ge=0.0, le=1.0)
-    # the teacher's part of the loss: cross-entropy, or squared error of the centred log-probs
-    # (citetrain/train/targets.py)
-    teacher_loss: Literal[TEACHER_LOSSES] = "ce"
-    # crossencoder: a judge folder whose hidden states the student's layers learn, layer by
-    # layer, read during training (citetrain/train/hidden.py), weighted by hidden_weight
-    teacher_model: str | None = None
-    hidden_weight: float = Field(default=1.0, gt=0.0)
-    # crossencoder: sources (formats such as attributionbench, or FORMAT:PATH entries) whose
-    # label 0 says only "not fully supported": trained as level 0 or 1 (citetrain/train/targets.py)
-    not_full: list[str] = Field(default_factory=list)
 
 
 class TrainSection(_Section):
@@ -130,10 +90,53 @@ class EvalSection(_Section):
     batch_size: int = Field(default=8, ge=1)
     best_metric: str | None = None
     greater_is_better: bool | None = None  # default: best_metric's known direction (best_direction)
-    card: bool = True  # crossencoder: held-out figures and throughput in the saved model's card
-    # crossencoder: "lexical" stacks the model with lexical recall (nli.stack), fitted on the
-    # data.calibration_fraction claims held out of training and saved in the model's config
-    stack: Literal["none", "lexical"] = "none"
+
+
+class CrossEncoderSection(_Section):
+    """``kind: crossencoder``: the labelled pairs a judge trains on, how it reads them, and the
+    student it cuts from the base encoder."""
+
+    labelled: list[str] | None = None  # ``PATH`` or ``FORMAT:PATH`` entries of labelled pairs
+    validation_fraction: float = Field(default=0.3, gt=0.0, lt=1.0)  # claims held out to validate
+    split_seed: int = 0  # the seed of the train/validation split (by hash of the claim)
+    premise: Literal["select", "cut"] = "select"  # long premises, see nli.classifier
+    hint: Literal[HINT_MODES] = "none"  # coverage hint, see nli.hints
+    # folders of `citetrain build` kind pairs whose train split is added to training
+    built: list[str] | None = None
+    built_max: int | None = Field(default=None, ge=1)  # a seeded sample of the built pairs
+    human_train: bool = True  # False: the labelled pairs only validate (training on built alone)
+    built_exclude: list[str] = Field(default_factory=list)  # transformations left out (ablations)
+    # sources (formats such as attributionbench, or FORMAT:PATH entries) whose label 0 says only
+    # "not fully supported": trained as level 0 or 1 (citetrain/train/targets.py)
+    not_full: list[str] = Field(default_factory=list)
+    # every dropout layer of the encoder set to this (None: the model's own)
+    dropout: float | None = Field(default=None, ge=0.0, lt=1.0)
+    # keep the encoder's first N layers (a cheaper student for serving on CPUs; None: all of them)
+    num_layers: int | None = Field(default=None, ge=1)
+    # keep these layers of the encoder, in order (e.g. [0, 2, 4, 5]; citetrain/models/prune.py);
+    # num_layers N is [0, ..., N-1]
+    layers: list[int] | None = None
+    # method full: keep each layer's N most used feed-forward units (citetrain/models/prune.py;
+    # None: all)
+    intermediate_size: int | None = Field(default=None, ge=1)
+    card: bool = True  # held-out figures and throughput in the saved model's card
+
+
+class DistillSection(_Section):
+    """``kind: crossencoder``, distillation (citetrain/train/distill.py): a teacher run leaves fold
+    ``fold`` of ``folds`` (by hash of the claim, crossencoder.split_seed) out of training and
+    scores it; a student trains on the merged teacher file's probabilities, mixed with the label
+    by ``teacher_weight``."""
+
+    folds: int | None = Field(default=None, ge=2)  # a teacher run: the claims cut into this many
+    fold: int | None = Field(default=None, ge=0)  # a teacher run: the fold it leaves out, from 0
+    # how a teacher run reads its fold: the statement whole, or clause by clause (nli.clauses)
+    fold_read: Literal[READS] = "whole"
+    teacher: str | None = None  # a student: the teacher file (`citetrain teacher RUN... --out`)
+    teacher_weight: float = Field(default=1.0, ge=0.0, le=1.0)  # the teacher's part of the target
+    # the teacher's part of the loss: cross-entropy, or squared error of the centred log-probs
+    # (citetrain/train/targets.py)
+    teacher_loss: Literal[TEACHER_LOSSES] = "ce"
 
 
 class RLSection(_Section):
@@ -177,6 +180,19 @@ class HubSection(_Section):
     private: bool = True
 
 
+# keys a crossencoder recipe once gave in data: / model: / eval:, and the section that holds them
+# now (a recipe that still gives them there is told where they went)
+MOVED: dict[str, dict[str, str]] = {
+    "data": {**{k: "crossencoder" for k in (
+        "labelled", "validation_fraction", "split_seed", "premise", "hint", "built", "built_max",
+        "human_train", "built_exclude", "not_full")},
+        **{k: "distill" for k in ("folds", "fold", "fold_read", "teacher", "teacher_weight",
+                                  "teacher_loss")}},
+    "model": {k: "crossencoder" for k in ("dropout", "num_layers", "layers", "intermediate_size")},
+    "eval": {"card": "crossencoder"},
+}
+
+
 class Recipe(_Section):
     """A training run: what to train, on what, how, how to score it and how to launch it."""
 
@@ -189,8 +205,19 @@ class Recipe(_Section):
     data: DataSection
     train: TrainSection
     eval: EvalSection = Field(default_factory=EvalSection)
+    crossencoder: CrossEncoderSection | None = None  # kind crossencoder (default: every default)
+    distill: DistillSection | None = None  # kind crossencoder
     rl: RLSection | None = None
     logging: LoggingSection = Field(default_factory=LoggingSection)
     launch: LaunchSection = Field(default_factory=LaunchSection)
     hub: HubSection = Field(default_factory=HubSection)
+
+    @model_validator(mode="after")
+    def _crossencoder_defaults(self) -> "Recipe":
+        """A crossencoder recipe always has both sections (their defaults when left out); other
+        kinds keep what was given, for :mod:`citetrain.train.recipe_rules` to reject."""
+        if self.kind == "crossencoder":
+            self.crossencoder = self.crossencoder or CrossEncoderSection()
+            self.distill = self.distill or DistillSection()
+        return self
 

@@ -15,21 +15,21 @@ MODEL_CARD = "citetrain_recipe.json"
 def input_errors(recipe: Recipe) -> list[str]:
     """The missing inputs a run would stop on (the dataset, or what it is built from), found
     before anything is launched."""
-    d = recipe.data
-    if recipe.kind == "crossencoder" and d.built:
+    d, c = recipe.data, recipe.crossencoder
+    if recipe.kind == "crossencoder" and c.built:
         from citetrain.train.pairs import built_dataset_path
 
-        missing = [f"data.built: {b} holds no pairs dataset (build it with `citetrain build "
-                   "SPEC`, kind pairs)" for b in d.built if built_dataset_path(b) is None]
+        missing = [f"crossencoder.built: {b} holds no pairs dataset (build it with `citetrain "
+                   "build SPEC`, kind pairs)" for b in c.built if built_dataset_path(b) is None]
         if missing:
             return missing
     if (Path(d.dataset) / "dataset_dict.json").is_file():
         return []
-    if recipe.kind == "crossencoder":  # the recipe's own rules ask for data.labelled here
+    if recipe.kind == "crossencoder":  # the recipe's own rules ask for crossencoder.labelled here
         from citetrain.train.pairs import parse_source
 
-        return [f"data.labelled: {path} not found" for path in
-                (parse_source(e)[1] for e in d.labelled or []) if not Path(path).exists()]
+        return [f"crossencoder.labelled: {path} not found" for path in
+                (parse_source(e)[1] for e in c.labelled or []) if not Path(path).exists()]
     if d.build is None:
         return [f"data.dataset: {d.dataset} is not a dataset folder (build one with "
                 "`citetrain build SPEC`, or give data.build)"]

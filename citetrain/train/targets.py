@@ -2,12 +2,12 @@
 
 A pair's target has two parts (:func:`training_targets`):
 
-- the teacher's part ``t = w·teacher`` (``data.teacher``, :mod:`citetrain.train.distill`; zero
+- the teacher's part ``t = w·teacher`` (``distill.teacher``, :mod:`citetrain.train.distill`; zero
   where the teacher file lacks the pair), of mass ``w``;
 - the label, as the set ``S`` of support levels it allows, with the remaining mass ``1 − w``.
   Most labels allow one level. A binary source's "not attributable" (AttributionBench) says only
   that the claim is **not fully** supported: it is partially supported or not at all, so with
-  ``data.not_full`` naming that source its label 0 allows ``{0, 1}``.
+  ``crossencoder.not_full`` naming that source its label 0 allows ``{0, 1}``.
 
 The loss (:func:`target_trainer_class`) is
 
@@ -19,7 +19,7 @@ asks only that the pair is not read as fully supported, and leaves how the model
 between partial and no support to the pairs that say so (the marginal likelihood of a coarse
 label). Rows are ``2·LEVELS`` wide: ``t`` then the 0/1 mask of ``S``.
 
-With ``data.teacher_loss: logits`` the teacher's part is instead the squared error of the
+With ``distill.teacher_loss: logits`` the teacher's part is instead the squared error of the
 centred log-probabilities (the logits up to a constant), ``w/K·Σ_k (log p_k − mean log p −
 log q_k + mean log q)²`` with ``q = t / w`` the teacher's probabilities and ``K`` the levels: the
 logit-matching loss of Ba & Caruana (2014), which Kim et al. (2021, "Comparing Kullback-Leibler
@@ -38,7 +38,7 @@ NOT_FULL = (0, 1)  # the levels a binary source's negative label allows
 
 def source_matches(source: str, names: Iterable[str]) -> bool:
     """Whether a pair's ``source`` (``"FORMAT:PATH"``) is one of ``names``: a format
-    (``attributionbench``) or a whole ``data.labelled`` entry."""
+    (``attributionbench``) or a whole ``crossencoder.labelled`` entry."""
     return any(source == n or source.startswith(n + ":") for n in names)
 
 
@@ -96,11 +96,9 @@ def target_loss(logits: Any, rows: Any, teacher_loss: str = "ce") -> Any:
     return (taught - rest * in_set).mean()
 
 
-def target_trainer_class(hidden: Any = None, teacher_loss: str = "ce"):
+def target_trainer_class(teacher_loss: str = "ce"):
     """A ``transformers.Trainer`` whose training labels are target rows (:func:`target_loss`
-    with ``teacher_loss``); integer labels (validation) get the usual cross-entropy. With
-    ``hidden`` (a :class:`~citetrain.train.hidden.HiddenTeacher`) training adds its hidden-state
-    loss."""
+    with ``teacher_loss``); integer labels (validation) get the usual cross-entropy."""
     import torch
     from transformers import Trainer
 
@@ -113,13 +111,10 @@ def target_trainer_class(hidden: Any = None, teacher_loss: str = "ce"):
 
         def compute_loss(self, model, inputs, return_outputs=False, num_items_in_batch=None):
             labels = inputs.pop("labels")
-            layered = hidden is not None and model.training
-            outputs = model(**inputs, output_hidden_states=layered)
+            outputs = model(**inputs)
             logits = outputs.logits.float()
             loss = (target_loss(logits, labels, teacher_loss) if labels.dim() == 2
                     else torch.nn.functional.cross_entropy(logits, labels))
-            if layered:
-                loss = loss + hidden.loss(outputs.hidden_states, inputs)
             return (loss, outputs) if return_outputs else loss
 
     return TargetTrainer

@@ -11,8 +11,8 @@ reading of them.
 merged teacher file as rows ``{key, probs, teachers, weight}``: ``weight`` is the pair's own
 teacher weight (default 1.0: the student learns the teachers' reading, not the build's label,
 which does not transfer to human claims). A student reads them where its training pairs include
-the build (``data.built``): ``citetrain teacher RUN... --out FILE --transfer data/pairs``, then
-``data.teacher: FILE`` with ``data.built: [data/pairs]``.
+the build (``crossencoder.built``): ``citetrain teacher RUN... --out FILE --transfer data/pairs``, then
+``distill.teacher: FILE`` with ``crossencoder.built: [data/pairs]``.
 
 The scoring is the long part (10,012 pairs read by three teachers: 14 minutes on 2 CPU cores), so
 it goes in chunks of ``chunk`` pairs, each saved when every teacher has read it
@@ -76,7 +76,7 @@ def transfer_pairs(build: str | Path, split: str = "train") -> list[tuple[str, s
 
 def drawn_keys(build: str | Path, built_max: int, seeds: Iterable[int]) -> set[str]:
     """The pair keys of the built pairs that students of these ``seeds`` train on with
-    ``data.built: [build]`` and ``data.built_max: built_max`` (the seeded sample of
+    ``crossencoder.built: [build]`` and ``crossencoder.built_max: built_max`` (the seeded sample of
     :func:`~citetrain.train.pairs.training_pairs`): what their teacher file needs to hold."""
     from citetrain.train.distill import pair_key
     from citetrain.train.pairs import training_pairs

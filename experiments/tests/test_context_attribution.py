@@ -1,4 +1,4 @@
-"""bench/context_attribution.py: applicability against the experts' citation-worthiness, computed
+"""experiments/context_attribution.py: applicability against the experts' citation-worthiness, computed
 by hand, and the smoke run on ExpertQA (skipped where ../shared/data is absent)."""
 import subprocess
 import sys
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "experiments"))
 
 import context_attribution as ca  # noqa: E402
 
@@ -34,7 +34,7 @@ def test_worthiness_matches_sentences_as_written():
 def test_smoke_on_expertqa():
     if not ca.SPLITS.joinpath("rand_val.jsonl").is_file():
         pytest.skip(f"{ca.SPLITS} absent (ExpertQA, ../shared/data)")
-    out = subprocess.run([sys.executable, str(REPO / "bench" / "context_attribution.py"), "--smoke"],
+    out = subprocess.run([sys.executable, str(REPO / "experiments" / "context_attribution.py"), "--smoke"],
                          capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
     rows = [line.split() for line in out.stdout.splitlines() if line.startswith("rand_val")]

@@ -1,4 +1,4 @@
-"""bench/judge_campaign.py (issue 14): the runs of the judge table and the ablation, their
+"""experiments/judge_campaign.py (issue 14): the runs of the judge table and the ablation, their
 command lines, and the scheduler (stage 2 after its stage 1, a failed stage 1 skips its stage 2,
 finished runs skipped on a rerun, figures collected as runs end)."""
 import json
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "experiments"))
 
 import judge_campaign as jc  # noqa: E402
 
@@ -22,7 +22,7 @@ def test_jobs_cover_rows_seeds_and_ablation_groups():
     assert by["2stage-s1"]["after"] == "built-s1" and by["human-s1"]["after"] is None
     for g, names_ in jc.GROUPS.items():
         assert by[f"2stage-no{g}-s42"]["after"] == f"built-no{g}-s42"
-        assert by[f"built-no{g}-s42"]["sets"] == [f"data.built_exclude=[{','.join(names_)}]"]
+        assert by[f"built-no{g}-s42"]["sets"] == [f"crossencoder.built_exclude=[{','.join(names_)}]"]
     # every transformation the builder makes is in exactly one group
     from citetrain.builders.transforms import TRANSFORMS
 
@@ -35,13 +35,13 @@ def test_commands_start_stage_two_from_stage_one_and_built_only_where_asked(tmp_
     todo = {j["name"]: j for j in jc.jobs(["human", "built", "2stage", "mixed"], [7], [])}
     line = " ".join(jc.command(todo["2stage-s7"], tmp_path, "BASE", ["train.use_cpu=false"]))
     assert f"model.name_or_path={tmp_path / 'built-s7' / 'final'}" in line
-    assert "data.built=" not in line and "BASE" not in line and "train.seed=7" in line
+    assert "crossencoder.built=" not in line and "BASE" not in line and "train.seed=7" in line
     assert line.endswith("--set train.use_cpu=false")
     human = " ".join(jc.command(todo["human-s7"], tmp_path, "BASE", []))
-    assert "model.name_or_path=BASE" in human and "data.built=" not in human
+    assert "model.name_or_path=BASE" in human and "crossencoder.built=" not in human
     mixed = " ".join(jc.command(todo["mixed-s7"], tmp_path, None, []))
-    assert f"data.built=[{tmp_path / 'mixed-s7' / 'pairs'}]" in mixed
-    assert "data.built_max=6000" in mixed and "model.name_or_path" not in mixed
+    assert f"crossencoder.built=[{tmp_path / 'mixed-s7' / 'pairs'}]" in mixed
+    assert "crossencoder.built_max=6000" in mixed and "model.name_or_path" not in mixed
 
 
 def fake_pairs(tmp_path: Path) -> tuple[Path, Path]:

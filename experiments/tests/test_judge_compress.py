@@ -1,4 +1,4 @@
-"""bench/judge_compress.py (issue 14): the judge's own reading of the human pairs and of the built
+"""experiments/judge_compress.py (issue 14): the judge's own reading of the human pairs and of the built
 pairs its students draw, one student per seed cut from the judge, and the students' gap to it."""
 import sys
 from pathlib import Path
@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "experiments"))
 
 import judge_campaign as jc  # noqa: E402
 import judge_compress as jcomp  # noqa: E402
@@ -15,34 +15,27 @@ import judge_compress as jcomp  # noqa: E402
 def test_students_start_from_the_judge_and_learn_its_file(tmp_path):
     judge, teacher = tmp_path / "judge", tmp_path / "out" / "teacher.jsonl"
     out = tmp_path / "out"
-    todo = jcomp.student_jobs(judge, teacher, [42, 1], 4000, jcomp.STUDENT, out)
+    todo = jcomp.student_jobs(judge, teacher, [42, 1], 4000, jcomp.STUDENT)
     assert [j["name"] for j in todo] == ["small-s42", "small-s1"]
     assert all(j["built"] and j["after"] is None and j["row"] == "small" for j in todo)
     line = " ".join(jc.command(todo[1], out, None, ["data.max_length=128"]))
-    for want in (f"model.name_or_path={judge / 'final'}", f"data.teacher={teacher}",
-                 "data.teacher_weight=1.0", "data.built_max=4000", "model.layers=[0,2,4,5]",
-                 "model.intermediate_size=192", "train.seed=1", "data.max_length=128",
-                 f"data.built=[{out / 'small-s1' / 'pairs'}]"):
+    for want in (f"model.name_or_path={judge / 'final'}", f"distill.teacher={teacher}",
+                 "distill.teacher_weight=1.0", "crossencoder.built_max=4000", "crossencoder.layers=[0,2,4,5]",
+                 "crossencoder.intermediate_size=192", "train.seed=1", "data.max_length=128",
+                 f"crossencoder.built=[{out / 'small-s1' / 'pairs'}]"):
         assert want in line
-    # with variants: every built pair and every variant, no sample (the last data.built wins)
-    todo = jcomp.student_jobs(judge, teacher, [1], 4000, jcomp.STUDENT, out, out / "variants")
-    args = jc.command(todo[0], out, None, [])
-    sets = [args[i + 1] for i, a in enumerate(args) if a == "--set"]
-    built = [x for x in sets if x.startswith("data.built=")]
-    assert built[-1] == f"data.built=[{out / 'small-s1' / 'pairs'},{out / 'variants'}]"
-    assert not any(x.startswith("data.built_max") for x in sets)
 
 
 def test_students_from_a_pruned_copy_start_there_uncut(tmp_path):
     judge, teacher, out = tmp_path / "judge", tmp_path / "out" / "teacher.jsonl", tmp_path / "out"
     pruned = tmp_path / "ffn1024"
-    todo = jcomp.student_jobs(judge, teacher, [2], 4000, [], out, start=pruned)
+    todo = jcomp.student_jobs(judge, teacher, [2], 4000, [], start=pruned)
     args = jc.command(todo[0], out, None, [])
     sets = [args[i + 1] for i, a in enumerate(args) if a == "--set"]
     assert f"model.name_or_path={pruned}" in sets
     assert f"model.name_or_path={judge / 'final'}" not in sets
-    assert f"data.teacher={teacher}" in sets and "data.teacher_weight=1.0" in sets
-    assert not any(x.startswith(("model.layers", "model.intermediate_size")) for x in sets)
+    assert f"distill.teacher={teacher}" in sets and "distill.teacher_weight=1.0" in sets
+    assert not any(x.startswith(("crossencoder.layers", "crossencoder.intermediate_size")) for x in sets)
 
 
 def test_start_must_be_a_model_folder(tmp_path, monkeypatch):
@@ -100,25 +93,6 @@ def _fixed_judge(tmp_path, monkeypatch):
 
     monkeypatch.setattr("citetrain.train.transfer._load", lambda *a, **k: Fixed())
     return judge, read
-
-
-def test_with_variants_the_judge_reads_every_built_pair_and_variant(tmp_path, monkeypatch):
-    from citetrain.train.distill import pair_key, read_teacher_rows
-    from citetrain.train.transfer import transfer_pairs
-    from citetrain.train.variants import write_variants
-    from tests.train.test_built_pairs import write_built
-
-    human = write_built(tmp_path / "h", 12) / "dataset"
-    built = write_built(tmp_path / "b", 45)
-    variants = tmp_path / "out" / "variants"
-    write_variants(human, variants, 2)
-    judge, read = _fixed_judge(tmp_path, monkeypatch)
-    teacher = tmp_path / "out" / "teacher.jsonl"
-    jcomp.self_teacher(judge, teacher, human, built, [42], 5, "bf16", variants)
-    want = {pair_key(p, h) for b in (human, built, variants) for p, h in transfer_pairs(b)}
-    assert set(read_teacher_rows(teacher)) == want
-    assert sum(read) == len(want) and len(read) == 3  # every pair read once, build by build
-    assert read[2] == len(transfer_pairs(variants)) > 0
 
 
 def test_a_killed_teacher_file_resumes_without_reading_again(tmp_path, monkeypatch):

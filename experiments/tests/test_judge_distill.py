@@ -1,4 +1,4 @@
-"""bench/judge_distill.py (issue 14): the teachers (every fold of every seed, beside stage 1), the
+"""experiments/judge_distill.py (issue 14): the teachers (every fold of every seed, beside stage 1), the
 students (the labels' baseline and one per teacher weight), and stage 2 started from a stage 1 that
 an earlier call of the runner finished."""
 import json
@@ -6,11 +6,11 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "experiments"))
 
 import judge_campaign as jc  # noqa: E402
 import judge_distill as jd  # noqa: E402
-from tests.bench.test_judge_campaign import fake_pairs  # noqa: E402
+from experiments.tests.test_judge_campaign import fake_pairs  # noqa: E402
 
 
 def test_teachers_are_every_fold_of_every_seed_beside_stage_one():
@@ -19,15 +19,15 @@ def test_teachers_are_every_fold_of_every_seed_beside_stage_one():
     assert names == ["built-s42", "built-s1", "teach-f0-s42", "teach-f1-s42", "teach-f2-s42",
                      "teach-f0-s1", "teach-f1-s1", "teach-f2-s1"]
     by = {j["name"]: j for j in todo}
-    assert by["teach-f2-s1"]["sets"] == ["data.folds=3", "data.fold=2"]
+    assert by["teach-f2-s1"]["sets"] == ["distill.folds=3", "distill.fold=2"]
     assert by["teach-f2-s1"]["recipe"] == jc.RECIPES["human"] and not by["teach-f2-s1"]["built"]
     assert by["built-s1"]["built"] and by["built-s1"]["after"] is None
 
 
 def test_teacher_overrides_reach_the_fold_teachers_only():
-    todo = {j["name"]: j for j in jd.teachers([7], 2, "clauses", extra=["eval.card=false"])}
-    assert todo["teach-f1-s7"]["sets"] == ["data.folds=2", "data.fold=1", "data.fold_read=clauses",
-                                           "eval.card=false"]
+    todo = {j["name"]: j for j in jd.teachers([7], 2, "clauses", extra=["crossencoder.card=false"])}
+    assert todo["teach-f1-s7"]["sets"] == ["distill.folds=2", "distill.fold=1", "distill.fold_read=clauses",
+                                           "crossencoder.card=false"]
     assert todo["built-s7"]["sets"] == []
 
 
@@ -36,14 +36,14 @@ def test_students_per_weight_from_their_seeds_stage_one(tmp_path):
     assert sorted(todo) == ["2stage-kd100-s7", "2stage-kd25-s7", "2stage-s7", "human-kd100-s7",
                             "human-kd25-s7"]
     assert todo["2stage-s7"]["sets"] == [] and todo["2stage-kd25-s7"]["after"] == "built-s7"
-    assert todo["2stage-kd25-s7"]["sets"] == [f"data.teacher={tmp_path / 't.jsonl'}",
-                                              "data.teacher_weight=0.25"]
+    assert todo["2stage-kd25-s7"]["sets"] == [f"distill.teacher={tmp_path / 't.jsonl'}",
+                                              "distill.teacher_weight=0.25"]
     assert todo["human-kd25-s7"]["after"] is None
     stacked = [j["name"] for j in jd.students([7], [0.5], tmp_path / "t.jsonl", False, True)]
     assert stacked == ["2stage-s7", "2stage-kds50-s7"]
     line = " ".join(jc.command(todo["2stage-kd100-s7"], tmp_path, None, []))
     assert f"model.name_or_path={tmp_path / 'built-s7' / 'final'}" in line
-    assert "data.teacher_weight=1.0" in line
+    assert "distill.teacher_weight=1.0" in line
 
 
 def test_a_stage_one_finished_by_an_earlier_call_starts_stage_two(tmp_path, monkeypatch):
@@ -66,15 +66,15 @@ def test_a_stage_one_finished_by_an_earlier_call_starts_stage_two(tmp_path, monk
 def test_student_overrides_reach_the_students_only_and_name_their_rows(tmp_path):
     teacher = tmp_path / "t.jsonl"
     todo = {j["name"]: j for j in jd.students([7], [0.5], teacher, True,
-                                              extra=["model.num_layers=2"], name="l2")}
+                                              extra=["crossencoder.num_layers=2"], name="l2")}
     assert sorted(todo) == ["2stage-kd50-l2-s7", "2stage-l2-s7", "human-kd50-l2-s7"]
-    assert todo["2stage-l2-s7"]["sets"] == ["model.num_layers=2"]
+    assert todo["2stage-l2-s7"]["sets"] == ["crossencoder.num_layers=2"]
     assert todo["2stage-l2-s7"]["row"] == "2stage-l2"
-    assert todo["2stage-kd50-l2-s7"]["sets"] == [f"data.teacher={teacher}",
-                                                 "data.teacher_weight=0.5", "model.num_layers=2"]
+    assert todo["2stage-kd50-l2-s7"]["sets"] == [f"distill.teacher={teacher}",
+                                                 "distill.teacher_weight=0.5", "crossencoder.num_layers=2"]
     assert todo["2stage-kd50-l2-s7"]["after"] == "built-s7"
     line = " ".join(jc.command(todo["human-kd50-l2-s7"], tmp_path, None, []))
-    assert "model.num_layers=2" in line and "data.teacher_weight=0.5" in line
+    assert "crossencoder.num_layers=2" in line and "distill.teacher_weight=0.5" in line
     assert all("num_layers" not in " ".join(j["sets"]) for j in jd.teachers([7], 2))
 
 
@@ -85,17 +85,17 @@ def test_transfer_students_train_on_human_and_built_pairs_from_the_transfer_file
     assert sorted(todo) == ["2stage-kd50-s7", "2stage-mixed-kd50-s7", "2stage-s7", "mixed-kd50-s7"]
     mixed = todo["mixed-kd50-s7"]
     assert mixed["recipe"] == jc.RECIPES["human"] and mixed["built"] and mixed["after"] is None
-    assert mixed["sets"] == [f"data.teacher={transfer}", "data.teacher_weight=0.5",
-                             "data.built_max=3000"]
+    assert mixed["sets"] == [f"distill.teacher={transfer}", "distill.teacher_weight=0.5",
+                             "crossencoder.built_max=3000"]
     line = jc.command(mixed, tmp_path, None, [])
-    assert f"data.built=[{tmp_path / 'mixed-kd50-s7' / 'pairs'}]" in line
-    assert todo["2stage-kd50-s7"]["sets"][0] == f"data.teacher={tmp_path / 't.jsonl'}"
+    assert f"crossencoder.built=[{tmp_path / 'mixed-kd50-s7' / 'pairs'}]" in line
+    assert todo["2stage-kd50-s7"]["sets"][0] == f"distill.teacher={tmp_path / 't.jsonl'}"
     two = todo["2stage-mixed-kd50-s7"]  # built then human, the human stage with the transfer pairs
     assert two["recipe"] == jc.RECIPES["2stage"] and two["after"] == "built-s7" and two["built"]
     assert two["sets"] == mixed["sets"]
     line = jc.command(two, tmp_path, None, [])
     assert f"model.name_or_path={tmp_path / 'built-s7' / 'final'}" in line
-    assert f"data.built=[{tmp_path / '2stage-mixed-kd50-s7' / 'pairs'}]" in line
+    assert f"crossencoder.built=[{tmp_path / '2stage-mixed-kd50-s7' / 'pairs'}]" in line
 
 
 def test_student_rows_keep_only_the_rows_asked_for(tmp_path):
@@ -154,8 +154,8 @@ def test_a_transfer_run_scores_the_build_with_every_fold_teacher_then_trains_stu
     assert all(r["probs"] == [0.1, 0.3, 0.6] for r in rows[2:])  # (no, partial, full)
     assert not (out / "transfer.tmp").exists()
     mixed = next(j for j in started if j["name"] == "mixed-kd50-s7")
-    assert f"data.teacher={out / 'teacher-transfer.jsonl'}" in mixed["sets"]
-    assert "data.built_max=3" in mixed["sets"] and mixed["built"]
+    assert f"distill.teacher={out / 'teacher-transfer.jsonl'}" in mixed["sets"]
+    assert "crossencoder.built_max=3" in mixed["sets"] and mixed["built"]
     assert {j["name"] for j in started} >= {"2stage-mixed-kd50-s7", "built-s7", "teach-f1-s7"}
     # --transfer-drawn: a fresh call scores only the 3 built pairs seed 7's students draw
     from citetrain.train.transfer import drawn_keys

@@ -1,4 +1,4 @@
-"""bench/judge_oof.py (issue 14): a merged teacher file's out-of-fold reading of the training
+"""experiments/judge_oof.py (issue 14): a merged teacher file's out-of-fold reading of the training
 claims, per source, against lexical recall and (e + r) / 2, with ROC-AUCs by hand."""
 import json
 import sys
@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "experiments"))
 
 import judge_oof as jo  # noqa: E402
 from citetrain.train.distill import pair_key  # noqa: E402

@@ -1,4 +1,4 @@
-"""bench/judge_seeds.py (issue 14): other readings of trained judges from their saved per-pair
+"""experiments/judge_seeds.py (issue 14): other readings of trained judges from their saved per-pair
 held-out scores — each run averaged with lexical recall, and the runs' ensemble — with ROC-AUCs
 computed by hand."""
 import json
@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "experiments"))
 
 import judge_seeds as js  # noqa: E402
 
@@ -99,7 +99,7 @@ def test_one_vs_one_measures_by_hand_on_three_levels_only(tmp_path, capsys):
 
 
 def test_a_row_without_a_source_prints_a_dash_and_no_verdict_on_it(capsys):
-    """A row trained without a source (e.g. data.labelled without wice_tokens) leaves its cell
+    """A row trained without a source (e.g. crossencoder.labelled without wice_tokens) leaves its cell
     empty; the verdict needs all three main sets."""
     full = {"wice": {"model": 0.9, "lexical": 0.79}, "attributionbench": {"model": 0.7, "lexical": 0.68},
             "expertqa": {"model": 0.6, "lexical": 0.54}, "wice_tokens": {"model": 0.8, "lexical": 0.75}}

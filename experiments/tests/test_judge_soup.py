@@ -1,4 +1,4 @@
-"""bench/judge_soup.py (issue 14): the uniform weight soup of judges fine-tuned from one model —
+"""experiments/judge_soup.py (issue 14): the uniform weight soup of judges fine-tuned from one model —
 floating tensors averaged (by hand below), integer buffers taken from the first run, the first
 run's config and tokenizer kept, mismatched runs refused."""
 import sys
@@ -9,7 +9,7 @@ import torch
 from safetensors.torch import load_file, save_file
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "bench"))
+sys.path.insert(0, str(REPO / "experiments"))
 
 import judge_soup  # noqa: E402
 

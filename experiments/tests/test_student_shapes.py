@@ -1,9 +1,9 @@
-"""bench/student_shapes.py: students cut from a judge by shape, and int8 matrix products that
+"""experiments/student_shapes.py: students cut from a judge by shape, and int8 matrix products that
 read them as fp32 does within quantizing error."""
 import sys
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "experiments"))
 
 import student_shapes as shapes  # noqa: E402
 

@@ -87,7 +87,6 @@ BAD_PATH: dict[str, Case] = {
     "fit-ranker": lambda t: (["fit-ranker", MISSING, "--out", "r.json"], [f"{MISSING}: file not found"]),
     "teacher": lambda t: (["teacher", "missing", "--out", "t.jsonl"], ["missing: no fold_scores.jsonl"]),
     "train": lambda t: (["train", "missing.yaml"], ["missing.yaml: no such file"]),
-    "variants": lambda t: (["variants", "missing", "--out", "v"], ["missing: no pairs dataset"]),
     "validate": lambda t: (["validate", "missing.yaml"], ["missing.yaml: no such file"]),
     "quickstart": lambda t: (["quickstart", "--out", str(a_file(t) / "qs")],
                              [f"{t / 'afile' / 'qs'}: Not a directory"]),
@@ -96,6 +95,7 @@ BAD_PATH: dict[str, Case] = {
     "serve": lambda t: (["serve", "crossencoder:missing"],
                         ["judge 'crossencoder:missing': missing does not exist"]),
     "export": lambda t: (["export", "missing", "--out", "o"], ["missing: not a model folder"]),
+    "distill": lambda t: (["distill", "missing.yaml"], ["missing.yaml: no such file"]),
     "prune": lambda t: (["prune", "missing", "--out", "o", "--intermediate-size", "8",
                          "--calibration", "d"], ["missing: not a model folder"]),
 }

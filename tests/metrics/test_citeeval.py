@@ -61,7 +61,7 @@ def records():
 
 
 def test_contexts_edits_ratings_and_scenarios():
-    """DESIGN §5's context rule, φ alone (``query_recall=0, response_recall=0``)."""
+    """Contexts by φ alone (``query_recall=0, response_recall=0``; docs/concepts/support.md)."""
     eng = CountingEngine(TableNLI(TABLE))
     res = citeeval(records(), eng, query_recall=0, response_recall=0)
     rows = [r for r in res.per_statement if r["id"] == "r"]

@@ -149,7 +149,7 @@ def test_kept_layers_are_the_chosen_ones_in_order_and_reload(tmp_path):
     again = AutoModelForSequenceClassification.from_pretrained(tmp_path / "m").eval()
     with torch.inference_mode():
         assert torch.allclose(again(**batch).logits, want, atol=1e-6)
-    with pytest.raises(CitetrainError, match=r"model.layers: \[2\] not among the 2 layers"):
+    with pytest.raises(CitetrainError, match=r"crossencoder.layers: \[2\] not among the 2 layers"):
         keep_layers(again, [0, 2])
 
 

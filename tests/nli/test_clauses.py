@@ -115,7 +115,7 @@ def test_a_saved_classifier_read_clause_by_clause(tmp_path):
     assert s.expected == pytest.approx(short.expected, abs=1e-6)
     assert engine.backend.saved_stack is None and str(engine.backend.device) == "cpu"
     assert engine.truncated([(premise, h) for h in hyps]) == [False, False]
-    # the card's held-out figures read through it (what bench/judge_seeds.py --read clauses does)
+    # the card's held-out figures read through it (what experiments/judge_seeds.py --read clauses does)
     val = datasets.Dataset.from_dict({"premise": [premise] * 4, "hypothesis": hyps * 2,
                                       "label": [2, 0, 1, 0], "group": ["a", "b", "c", "d"],
                                       "source": ["wice:x"] * 4})

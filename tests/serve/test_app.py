@@ -144,7 +144,7 @@ def test_a_generative_judge_is_served_for_records():
 
 
 def test_context_gates_reach_the_served_judge():
-    """``citetrain serve --query-recall 0 --response-recall 0`` serves DESIGN's context rule: the
+    """``citetrain serve --query-recall 0 --response-recall 0`` serves φ alone: the
     config hands the gates to make_judge, which hands them to the NLI judge; out of range is a
     validation error naming the field."""
     import pydantic

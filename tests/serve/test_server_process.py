@@ -17,7 +17,7 @@ pytest.importorskip("fastapi", reason="the server stack: pip install -e '.[serve
 
 from tests.nli.tiny_models import build_bert_classifier  # noqa: E402
 from tests.approx import same  # noqa: E402
-from tests.serve.process import start_server  # noqa: E402
+from bench._common import start_server  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "predictions.jsonl"

@@ -1,4 +1,4 @@
-"""Cross-encoder training on built pairs (``data.built``): alone (the labelled pairs only
+"""Cross-encoder training on built pairs (``crossencoder.built``): alone (the labelled pairs only
 validate), or beside the human pairs; the recipe rules and a missing built set."""
 from __future__ import annotations
 
@@ -62,19 +62,23 @@ def test_built_exclude_names_known_transformations(tmp_path):
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(10))
     data = recipe_data(tmp_path, [f"attributionbench:{ab}"], tmp_path)
     with pytest.raises(ConfigError, match="unknown transformation.*negat; choose from"):
-        validate_recipe({**data, "data": {**data["data"], "built": ["b"], "built_exclude": ["negat"]}})
-    with pytest.raises(ConfigError, match="built_exclude filters data.built: give data.built"):
-        validate_recipe({**data, "data": {**data["data"], "built_exclude": ["negate"]}})
+        validate_recipe({**data, "crossencoder": {**data["crossencoder"], "built": ["b"],
+                                                  "built_exclude": ["negat"]}})
+    with pytest.raises(ConfigError, match="built_exclude filters crossencoder.built: give "
+                                          "crossencoder.built"):
+        validate_recipe({**data, "crossencoder": {**data["crossencoder"],
+                                                  "built_exclude": ["negate"]}})
 
 
 def test_recipe_rules_for_built_pairs(tmp_path):
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(10))
     data = recipe_data(tmp_path, [f"attributionbench:{ab}"], tmp_path)
-    with pytest.raises(ConfigError, match="human_train: false trains on data.built alone"):
-        validate_recipe({**data, "data": {**data["data"], "human_train": False}})
-    sft = {"name": "t", "kind": "refiner", "model": {"tiny": {}},
-           "data": {"dataset": "x", "built": ["data/pairs"]}, "train": {"output_dir": "o"}}
-    with pytest.raises(ConfigError, match="data.built is for kind crossencoder"):
+    with pytest.raises(ConfigError, match="human_train: false trains on crossencoder.built alone"):
+        validate_recipe({**data, "crossencoder": {**data["crossencoder"], "human_train": False}})
+    sft = {"name": "t", "kind": "refiner", "model": {"tiny": {}}, "data": {"dataset": "x"},
+           "crossencoder": {"built": ["data/pairs"]}, "train": {"output_dir": "o"}}
+    with pytest.raises(ConfigError, match="crossencoder.built: the crossencoder section is for "
+                                          "kind crossencoder"):
         validate_recipe(sft)
 
 
@@ -83,8 +87,9 @@ def test_a_missing_built_set_is_found_before_launch(tmp_path):
 
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(10))
     data = recipe_data(tmp_path, [f"attributionbench:{ab}"], tmp_path)
-    recipe = validate_recipe({**data, "data": {**data["data"], "built": [str(tmp_path / "nope")]}})
-    assert input_errors(recipe) == [f"data.built: {tmp_path / 'nope'} holds no pairs dataset "
+    recipe = validate_recipe({**data, "crossencoder": {**data["crossencoder"],
+                                                       "built": [str(tmp_path / "nope")]}})
+    assert input_errors(recipe) == [f"crossencoder.built: {tmp_path / 'nope'} holds no pairs dataset "
                                     "(build it with `citetrain build SPEC`, kind pairs)"]
 
 
@@ -96,7 +101,7 @@ def test_stage_one_trains_on_built_pairs_and_validates_on_human_ones(tiny_bert, 
     built = write_built(tmp_path / "built", 45)
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(40))
     data = recipe_data(tiny_bert, [f"attributionbench:{ab}"], tmp_path / "s1")
-    data["data"].update(built=[str(built)], human_train=False)
+    data["crossencoder"].update(built=[str(built)], human_train=False)
     one = train(validate_recipe(data))
     assert one["train_pairs"] == 40 and one["validation_pairs"] > 0 and one["evals"]
     assert "three-way" in one["head"]  # built pairs carry partial labels

@@ -74,8 +74,8 @@ def build_tiny_bert(directory: Path, corpus: list[str]) -> Path:
 def recipe_data(base: Path, labelled: list[str], tmp: Path, **train) -> dict:
     return {"name": "ce", "kind": "crossencoder", "method": "full",
             "model": {"name_or_path": str(base)}, "lora": {"enabled": False},
-            "data": {"dataset": str(tmp / "pairs" / "dataset"), "labelled": labelled,
-                     "max_length": 48, "validation_fraction": 0.3},
+            "data": {"dataset": str(tmp / "pairs" / "dataset"), "max_length": 48},
+            "crossencoder": {"labelled": labelled, "validation_fraction": 0.3},
             "train": {"output_dir": str(tmp / "run"), "batch_size": 8, "logging_steps": 1,
                       "learning_rate": 1e-3, "save_steps": 2, "use_cpu": True,
                       "max_steps": 4, **train},
@@ -114,7 +114,7 @@ def test_pairs_split_by_group_with_manifest(tmp_path):
 def test_pairs_missing_file_is_a_clear_error(tmp_path):
     from citetrain.train.pairs import build_pairs
 
-    with pytest.raises(CitetrainError, match="data.labelled: .*nope.jsonl not found"):
+    with pytest.raises(CitetrainError, match="crossencoder.labelled: .*nope.jsonl not found"):
         build_pairs([str(tmp_path / "nope.jsonl")], tmp_path / "d")
 
 
@@ -129,33 +129,23 @@ def _errors(data: dict) -> list[str]:
 def test_crossencoder_recipe_rules(tmp_path):
     ok = recipe_data(tmp_path / "base", ["x.jsonl"], tmp_path)
     validate_recipe(ok)
-    no_data = {**ok, "data": {**ok["data"], "labelled": None}}
-    assert any("needs data.labelled" in e for e in _errors(no_data))
+    no_data = {**ok, "crossencoder": {**ok["crossencoder"], "labelled": None}}
+    assert any("needs crossencoder.labelled" in e for e in _errors(no_data))
     qlora = {**ok, "method": "qlora", "quantization": {"load_in_4bit": True}, "lora": {}}
     assert any("method full or lora, not qlora" in e for e in _errors(qlora))
     tiny = {**ok, "model": {"tiny": {}}}
     assert any("needs model.name_or_path" in e for e in _errors(tiny))
     steps = {**ok, "train": {**ok["train"], "save_steps": 3}}
     assert any("must be a multiple of eval.steps (2)" in e for e in _errors(steps))
-    other = {"name": "t", "kind": "refiner", "model": {"tiny": {}},
-             "data": {"dataset": "d", "labelled": ["x.jsonl"]}, "train": {"output_dir": "o"}}
-    assert any("data.labelled is for kind crossencoder" in e for e in _errors(other))
-    hint = {**other, "data": {"dataset": "d", "hint": "uncovered"}}
-    assert "data.hint is for kind crossencoder" in " ".join(_errors(hint))
     both = {**no_data, "method": "qlora", "quantization": {"load_in_4bit": True}, "lora": {}}
     assert len(_errors(both)) >= 2  # every broken rule at once
-    layers = {**other, "model": {"tiny": {}, "num_layers": 2}}
-    assert "model.num_layers is for kind crossencoder" in " ".join(_errors(layers))
-    assert any("num_layers" in e for e in _errors({**ok, "model": {**ok["model"], "num_layers": 0}}))
-    narrow = {**other, "model": {"tiny": {}, "intermediate_size": 8}}
-    assert "model.intermediate_size is for kind crossencoder" in " ".join(_errors(narrow))
-    chosen = {**other, "model": {"tiny": {}, "layers": [0, 2]}}
-    assert "model.layers is for kind crossencoder" in " ".join(_errors(chosen))
-    both_ways = _errors({**ok, "model": {**ok["model"], "layers": [0, 2], "num_layers": 2}})
-    assert "model.layers and model.num_layers both choose layers: set one" in both_ways
+    c = ok["crossencoder"]
+    assert any("num_layers" in e for e in _errors({**ok, "crossencoder": {**c, "num_layers": 0}}))
+    both_ways = _errors({**ok, "crossencoder": {**c, "layers": [0, 2], "num_layers": 2}})
+    assert "crossencoder.layers and crossencoder.num_layers both choose layers: set one" in both_ways
     for bad in ([2, 0], [0, 0, 1], []):
         assert any("ascending order, each once" in e
-                   for e in _errors({**ok, "model": {**ok["model"], "layers": bad}}))
+                   for e in _errors({**ok, "crossencoder": {**c, "layers": bad}}))
 
 
 def test_existing_pairs_dataset_is_enough(tmp_path):
@@ -163,7 +153,7 @@ def test_existing_pairs_dataset_is_enough(tmp_path):
 
     build_pairs([str(write_jsonl(tmp_path / "ab.jsonl", toy_rows(20)))], tmp_path / "pairs" / "dataset")
     data = recipe_data(tmp_path / "base", [], tmp_path)
-    data["data"]["labelled"] = None
+    data["crossencoder"]["labelled"] = None
     validate_recipe(data)
 
 
@@ -177,7 +167,7 @@ def test_labelled_paths_resolve_from_the_recipe_folder(tmp_path, monkeypatch):
     path.write_text(yaml.safe_dump(data))
     monkeypatch.chdir(tmp_path / "recipes")
     r = load_recipe(path)
-    assert r.data.labelled == [f"attributionbench:{tmp_path / 'ab.jsonl'}", str(tmp_path / "ab.jsonl")]
+    assert r.crossencoder.labelled == [f"attributionbench:{tmp_path / 'ab.jsonl'}", str(tmp_path / "ab.jsonl")]
 
 
 # --- pkg: model resolver -----------------------------------------------------------------------
@@ -369,7 +359,7 @@ def test_learns_a_toy_support_task(tiny_bert, tmp_path):
 
 
 def test_selected_evidence_is_what_training_reads(tiny_bert, tmp_path):
-    """With ``data.premise: select`` a long premise is reduced to the sentence that holds the
+    """With ``crossencoder.premise: select`` a long premise is reduced to the sentence that holds the
     claim's word; with ``cut`` its first tokens are kept and the evidence is lost."""
     import datasets
     from transformers import AutoTokenizer
@@ -390,7 +380,7 @@ def test_selected_evidence_is_what_training_reads(tiny_bert, tmp_path):
 
 @pytest.mark.parametrize("mode", ["uncovered", "coverage"])
 def test_a_hint_trained_model_is_read_with_its_hint(tiny_bert, tmp_path, mode):
-    """``data.hint``: saved in the config; the classifier backend and the pair refiner's
+    """``crossencoder.hint``: saved in the config; the classifier backend and the pair refiner's
     in-memory reader feed the model the statements with the hint, as training did."""
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
@@ -401,7 +391,7 @@ def test_a_hint_trained_model_is_read_with_its_hint(tiny_bert, tmp_path, mode):
 
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(24))
     data = recipe_data(tiny_bert, [str(ab)], tmp_path, max_steps=2)
-    data["data"]["hint"] = mode
+    data["crossencoder"]["hint"] = mode
     data["eval"]["enabled"] = False
     final = Path(train(validate_recipe(data))["final"])
     assert json.loads((final / "config.json").read_text())["citetrain_hint"] == mode
@@ -523,74 +513,23 @@ def test_a_statement_too_long_for_max_length_is_dropped_not_an_error(tiny_bert):
     assert data[0]["input_ids"] == tok("w1 w2 w3", "it says w2")["input_ids"]
 
 
-def test_stack_rules_in_the_recipe(tmp_path):
-    ok = recipe_data(tmp_path / "base", ["x.jsonl"], tmp_path)
-    stacked = {**ok, "data": {**ok["data"], "calibration_fraction": 0.2},
-               "eval": {**ok["eval"], "stack": "lexical"}}
-    validate_recipe(stacked)
-    no_fraction = {**ok, "eval": {**ok["eval"], "stack": "lexical"}}
-    assert any("set data.calibration_fraction" in e for e in _errors(no_fraction))
-    no_stack = {**ok, "data": {**ok["data"], "calibration_fraction": 0.2}}
-    assert any("set eval.stack: lexical" in e for e in _errors(no_stack))
-    other = {"name": "t", "kind": "refiner", "model": {"tiny": {}},
-             "data": {"dataset": "d", "calibration_fraction": 0.1},
-             "train": {"output_dir": "o"}, "eval": {"stack": "lexical"}}
-    errs = " ".join(_errors(other))
-    assert "eval.stack is for kind crossencoder" in errs
-    assert "data.calibration_fraction is for kind crossencoder" in errs
-
-
-def test_calibration_split_holds_whole_groups_out(tmp_path):
-    import datasets
-
-    from citetrain.train.pairs import calibration_split
-
-    rows = {"premise": ["p"] * 60, "hypothesis": ["h"] * 60, "label": [0, 2] * 30,
-            "group": [f"g{i // 3}" for i in range(60)], "source": ["s"] * 60}
-    train_rows, calib = calibration_split(datasets.Dataset.from_dict(rows), 0.25, 0)
-    assert len(train_rows) + len(calib) == 60 and len(calib) > 0
-    assert not set(train_rows["group"]) & set(calib["group"])
-    again = calibration_split(datasets.Dataset.from_dict(rows), 0.25, 0)[1]
-    assert again["group"] == calib["group"]  # by hash: the same claims every run
-    with pytest.raises(CitetrainError, match="no calibration pair"):
-        calibration_split(datasets.Dataset.from_dict({k: v[:1] for k, v in rows.items()}), 0.01, 0)
-
-
-def test_a_stacked_judge_is_fitted_on_held_out_claims_and_read_stacked(tiny_bert, tmp_path):
-    from citetrain.nli.registry import make_engine
-    from citetrain.nli.stack import CONFIG_KEY, Stack
+def test_held_out_scores_are_saved_beside_the_summary_and_give_its_figures(tiny_bert, tmp_path):
+    """Every held-out pair's scores (the model's, lexical recall's) are saved in
+    ``heldout_scores.jsonl`` and give the summary's per-source figures again."""
+    from citetrain.metrics.meta import meta_evaluate
+    from citetrain.train.judge_card import auc
     from citetrain.train.run import train
 
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(80))
     data = recipe_data(tiny_bert, [f"attributionbench:{ab}"], tmp_path, max_steps=2)
-    data["data"]["calibration_fraction"] = 0.3
-    data["eval"]["stack"] = "lexical"
     summary = train(validate_recipe(data))
     final = Path(summary["final"])
-    stack = Stack.from_config(json.loads((final / "config.json").read_text())[CONFIG_KEY])
-    fit = summary["stack"]
-    assert fit["pairs"] == stack.pairs > 0 and list(stack.full) == fit["full"]
-    # the toy label is exactly "the claim's word is in the reference": lexical recall separates
-    # it perfectly, and the stack fitted on held-out claims learns to lean on it
-    assert fit["calibration_roc_auc"]["lexical"] == 1.0
-    assert fit["calibration_roc_auc"]["stacked"] >= 0.99
-    assert summary["train_pairs"] + fit["pairs"] <= 80
-    engine = make_engine(f"classifier:{final}", cache=False, progress=False, device="cpu")
-    assert f"+stack-{stack.tag}" in engine.backend.revision
-    yes, no = engine.results([("w1 w2 w3 w4", "it says w2"), ("w1 w2 w3 w4", "it says w9")])
-    assert yes.expected > no.expected
     held = summary["heldout"]["sources"]
-    assert held and all("stacked" in s for s in held)
-    card = (final / "README.md").read_text()
-    assert "stacked with lexical" in card
-    # every held-out pair's scores are saved beside the summary, and give its figures again
-    from citetrain.metrics.meta import meta_evaluate
-    from citetrain.train.judge_card import auc
-
+    assert held and not any("stacked" in s for s in held)
     rows = [json.loads(x) for x in (final.parent / "heldout_scores.jsonl").read_text().splitlines()]
     assert len(rows) == held[0]["pairs"] and {r["source"] for r in rows} == {"attributionbench"}
     labels, groups = [r["label"] for r in rows], [r["group"] for r in rows]
-    for key in ("model", "lexical", "stacked"):
+    for key in ("model", "lexical"):
         got = auc(meta_evaluate([r[key] for r in rows], labels, groups))
         assert round(got, 4) == held[0][key]
 

@@ -63,7 +63,7 @@ def test_a_statement_under_two_ids_is_one_claim_in_one_fold():
 def test_a_fold_that_leaves_nothing_is_a_clear_error():
     one_claim = _rows(["only"] * 4)
     k = fold_of("only", 2, 0)
-    with pytest.raises(CitetrainError, match=f"data.fold={k} of data.folds=2 leaves no training"):
+    with pytest.raises(CitetrainError, match=f"distill.fold={k} of distill.folds=2 leaves no training"):
         fold_split(one_claim, 2, k, seed=0)
     with pytest.raises(CitetrainError, match="leaves no held-out pair"):
         fold_split(one_claim, 2, 1 - k, seed=0)
@@ -92,8 +92,8 @@ def test_merge_averages_each_pair_over_teachers(tmp_path):
 
 def _teacher_run(folder: Path, seed: int, folds: int, fold: int, split_seed: int = 0) -> Path:
     folder.mkdir(parents=True)
-    recipe = {"data": {"folds": folds, "fold": fold, "split_seed": split_seed},
-              "train": {"seed": seed}}
+    recipe = {"distill": {"folds": folds, "fold": fold},
+              "crossencoder": {"split_seed": split_seed}, "train": {"seed": seed}}
     (folder / "citetrain_run.json").write_text(json.dumps({"recipe": recipe, "world_size": 1}))
     (folder / "fold_scores.jsonl").write_text(
         json.dumps({"key": f"k{fold}", "probs": [0.2, 0.3, 0.5]}) + "\n")
@@ -107,12 +107,14 @@ def test_missing_folds_are_named_per_seed_and_split(tmp_path, capsys):
     runs += [_teacher_run(tmp_path / f"f{k}-s1", 1, 4, k) for k in (0, 2)]     # seed 1: 1 and 3 gone
     runs += [_teacher_run(tmp_path / "f0-s2-split7", 2, 2, 0, split_seed=7)]   # another split
     assert missing_folds(runs[:4]) == []
-    assert missing_folds(runs) == ["train.seed 1 (data.folds 4, data.split_seed 0): no fold 1, 3",
-                                   "train.seed 2 (data.folds 2, data.split_seed 7): no fold 1"]
+    assert missing_folds(runs) == [
+        "train.seed 1 (distill.folds 4, crossencoder.split_seed 0): no fold 1, 3",
+        "train.seed 2 (distill.folds 2, crossencoder.split_seed 7): no fold 1"]
     assert missing_folds([r / "fold_scores.jsonl" for r in runs]) == []  # files: not checked
     assert main(["teacher", *map(str, runs[4:6]), "--out", str(tmp_path / "t.jsonl")]) == 0
     err = capsys.readouterr().err
-    assert "teacher: warning: train.seed 1 (data.folds 4, data.split_seed 0): no fold 1, 3" in err
+    assert ("teacher: warning: train.seed 1 (distill.folds 4, crossencoder.split_seed 0): no fold "
+            "1, 3") in err
     assert main(["teacher", *map(str, runs[:4]), "--out", str(tmp_path / "t.jsonl")]) == 0
     assert "warning" not in capsys.readouterr().err
 
@@ -120,20 +122,19 @@ def test_missing_folds_are_named_per_seed_and_split(tmp_path, capsys):
 def test_distillation_recipe_rules(tmp_path):
     base = recipe_data(tmp_path, ["wice_oracle:x.jsonl"], tmp_path)
 
-    def errors(**data) -> str:
+    def errors(**distill) -> str:
         try:
-            validate_recipe({**base, "data": {**base["data"], **data}})
+            validate_recipe({**base, "distill": distill})
         except ConfigError as e:
             return str(e)
         return ""
 
-    assert "data.folds and data.fold go together" in errors(folds=4)
-    assert "data.fold: 4 is not below data.folds (4)" in errors(folds=4, fold=4)
-    assert "data.teacher: nope.jsonl not found" in errors(teacher="nope.jsonl")
+    assert "distill.folds and distill.fold go together" in errors(folds=4)
+    assert "distill.fold: 4 is not below distill.folds (4)" in errors(folds=4, fold=4)
+    assert "distill.teacher: nope.jsonl not found" in errors(teacher="nope.jsonl")
     teacher = tmp_path / "t.jsonl"
     teacher.write_text("")
     assert "choose one" in errors(teacher=str(teacher), folds=3, fold=0)
-    assert "use one" in errors(folds=3, fold=0, calibration_fraction=0.2)
 
 
 def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_path, capsys):
@@ -145,7 +146,7 @@ def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_p
     files = []
     for k in range(2):
         data = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / f"t{k}", max_steps=2)
-        data["data"].update(folds=2, fold=k, fold_read="clauses")
+        data["distill"] = {"folds": 2, "fold": k, "fold_read": "clauses"}
         data["data"]["dataset"] = str(tmp_path / "pairs" / "dataset")
         summary = train(validate_recipe(data))
         rows = [json.loads(x) for x in (tmp_path / f"t{k}" / "run" / "fold_scores.jsonl")
@@ -173,15 +174,15 @@ def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_p
             "clause)") in said
 
     student = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "s", max_steps=2)
-    student["data"].update(teacher=str(teacher), teacher_weight=0.5,
-                           dataset=str(tmp_path / "pairs" / "dataset"))
+    student["distill"] = {"teacher": str(teacher), "teacher_weight": 0.5}
+    student["data"]["dataset"] = str(tmp_path / "pairs" / "dataset")
     summary = train(validate_recipe(student))
     from citetrain.io.readers import sha256_file
 
     assert summary["teacher"] == {"file": str(teacher), "pairs": info["pairs"], "weight": 0.5,
                                   "sha256": sha256_file(teacher)}
     card = (Path(summary["final"]) / "README.md").read_text()
-    assert f"## Distilled (`data.teacher`)\n\n{info['pairs']} training pairs read 0.5·teacher" in card
+    assert f"## Distilled (`distill.teacher`)\n\n{info['pairs']} training pairs read 0.5·teacher" in card
     assert str(teacher) in card and sha256_file(teacher) in card
     assert summary["train_pairs"] == info["pairs"]  # every training pair was out of some fold
     assert all(math.isfinite(x) for x in summary["losses"])
@@ -189,14 +190,15 @@ def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_p
     other = tmp_path / "other.jsonl"  # a teacher file of other training pairs
     other.write_text(json.dumps({"key": "0" * 20, "probs": [0.2, 0.3, 0.5], "teachers": 1}) + "\n")
     student = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "s2", max_steps=2)
-    student["data"].update(teacher=str(other), dataset=str(tmp_path / "pairs" / "dataset"))
-    with pytest.raises(CitetrainError, match=r"data.teacher: .*other.jsonl has none of the "
+    student["distill"] = {"teacher": str(other)}
+    student["data"]["dataset"] = str(tmp_path / "pairs" / "dataset")
+    with pytest.raises(CitetrainError, match=r"distill.teacher: .*other.jsonl has none of the "
                        rf"{info['pairs']} training pairs"):
         train(validate_recipe(student))
 
 
 def _fold_read_clause_by_clause(final: Path, tmp_path: Path) -> None:
-    """A teacher that reads its fold clause by clause (``data.fold_read: clauses``) writes, per
+    """A teacher that reads its fold clause by clause (``distill.fold_read: clauses``) writes, per
     pair, half its support of the whole statement and half the mean over the clause segments,
     marks the lines, and its file is not merged with whole-statement teachers."""
     import datasets

@@ -26,11 +26,52 @@ def errors(**changes) -> list[str]:
     return e.value.errors
 
 
-def test_shipped_recipes_validate():
+def test_the_shipped_recipes_are_there():
     assert {p.name for p in RECIPES} >= {"refiner.yaml", "generator.yaml", "judge.yaml",
-                                          "refiner-qlora.yaml", "refiner-full.yaml", "tiny-cpu.yaml"}
-    for path in RECIPES:
-        load_recipe(path)
+                                          "refiner-qlora.yaml", "refiner-full.yaml", "tiny-cpu.yaml",
+                                          "judge-crossencoder.yaml", "quickstart.yaml"}
+
+
+@pytest.mark.parametrize("path", RECIPES, ids=lambda p: p.name)
+def test_shipped_recipe_validates(path):
+    recipe = load_recipe(path)
+    sections = recipe.crossencoder is not None, recipe.distill is not None
+    assert sections == ((True, True) if recipe.kind == "crossencoder" else (False, False))
+
+
+def _one_error(data: dict) -> str:
+    with pytest.raises(ConfigError) as e:
+        validate_recipe(data, "r.yaml")
+    assert len(e.value.errors) == 1 and "\n" not in str(e.value), str(e.value)
+    return str(e.value)
+
+
+@pytest.mark.parametrize("section, key, value", [
+    ("crossencoder", "built", ["data/pairs"]), ("crossencoder", "num_layers", 2),
+    ("distill", "teacher_weight", 0.5)])
+def test_a_crossencoder_key_in_a_refiner_recipe_is_one_line_naming_it(section, key, value):
+    assert _one_error({**BASE, section: {key: value}}) == (
+        f"r.yaml: {section}.{key}: the {section} section is for kind crossencoder (kind is refiner)")
+
+
+@pytest.mark.parametrize("key, value", [
+    ("data.teacher_model", "runs/j/final"), ("data.hidden_weight", 2.0),
+    ("data.calibration_fraction", 0.15), ("eval.stack", "lexical"), ("model.head", "ordinal")])
+def test_removed_keys_are_rejected(key, value):
+    section, _, field = key.partition(".")
+    for kind in ("refiner", "crossencoder"):
+        data = {**BASE, "kind": kind, "model": {"name_or_path": "m"},
+                section: {**BASE.get(section, {}), field: value}}
+        assert f"r.yaml: {key}: unknown key" in _one_error(data)
+
+
+@pytest.mark.parametrize("key, moved", [
+    ("data.labelled", "crossencoder.labelled"), ("data.teacher", "distill.teacher"),
+    ("model.num_layers", "crossencoder.num_layers"), ("eval.card", "crossencoder.card")])
+def test_a_key_given_where_it_was_once_read_names_its_section(key, moved):
+    section, _, field = key.partition(".")
+    data = {**BASE, "kind": "crossencoder", section: {**BASE.get(section, {}), field: "x"}}
+    assert _one_error(data) == f"r.yaml: {key}: moved to {moved}"
 
 
 def test_minimal_recipe_is_valid():

@@ -1,5 +1,5 @@
 """Training targets of the three-way cross-encoder (:mod:`citetrain.train.targets`): the teacher's
-part, the label as a set of levels (``data.not_full``), and the loss, computed by hand."""
+part, the label as a set of levels (``crossencoder.not_full``), and the loss, computed by hand."""
 from __future__ import annotations
 
 import json
@@ -130,16 +130,16 @@ def test_the_logit_loss_is_the_squared_error_of_centred_log_probabilities():
 
 def test_the_logit_loss_needs_a_teacher(tmp_path):
     base = recipe_data(tmp_path, ["wice_oracle:x.jsonl"], tmp_path)
-    with pytest.raises(ConfigError, match="data.teacher_loss logits is the loss of data.teacher"):
-        validate_recipe({**base, "data": {**base["data"], "teacher_loss": "logits"}})
+    with pytest.raises(ConfigError, match="distill.teacher_loss logits is the loss of distill.teacher"):
+        validate_recipe({**base, "distill": {"teacher_loss": "logits"}})
 
 
 def test_not_full_names_must_be_formats_or_entries(tmp_path):
     base = recipe_data(tmp_path, ["wice_oracle:x.jsonl"], tmp_path)
-    with pytest.raises(ConfigError, match=r"data.not_full: abench is neither a format \("):
-        validate_recipe({**base, "data": {**base["data"], "not_full": ["abench"]}})
+    with pytest.raises(ConfigError, match=r"crossencoder.not_full: abench is neither a format \("):
+        validate_recipe({**base, "crossencoder": {**base["crossencoder"], "not_full": ["abench"]}})
     for ok in (["attributionbench"], ["wice_oracle:x.jsonl"]):
-        validate_recipe({**base, "data": {**base["data"], "not_full": ok}})
+        validate_recipe({**base, "crossencoder": {**base["crossencoder"], "not_full": ok}})
 
 
 def test_a_judge_trains_with_not_full_labels(tiny_bert, tmp_path, capsys):
@@ -149,11 +149,12 @@ def test_a_judge_trains_with_not_full_labels(tiny_bert, tmp_path, capsys):
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(40))
     data = recipe_data(tiny_bert, [f"wice_oracle:{wice}", f"attributionbench:{ab}"], tmp_path,
                        max_steps=2)
-    data["data"]["not_full"] = ["attributionbench"]
+    data["crossencoder"]["not_full"] = ["attributionbench"]
     summary = train(validate_recipe(data))
     n = summary["not_full"]["labels"]
     assert summary["not_full"]["sources"] == ["attributionbench"] and n > 0
-    assert f"data.not_full: {n} training labels of attributionbench read as" in capsys.readouterr().out
+    said = capsys.readouterr().out
+    assert f"crossencoder.not_full: {n} training labels of attributionbench read as" in said
     assert all(math.isfinite(x) for x in summary["losses"])
     card = (Path(summary["final"]) / "README.md").read_text()
-    assert f"## Coarse labels (`data.not_full`)\n\n{n} training labels 0 of attributionbench" in card
+    assert f"## Coarse labels (`crossencoder.not_full`)\n\n{n} training labels 0 of attributionbench" in card

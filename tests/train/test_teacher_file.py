@@ -18,7 +18,7 @@ def test_fold_teachers_are_merged_and_their_missing_folds_named(tmp_path):
     out = tmp_path / "teacher.jsonl"
     t = start_teacher(runs, out)
     assert t["merged"]["pairs"] == 2 and t["read"] == "whole"
-    assert t["warnings"] == ["train.seed 42 (data.folds 3, data.split_seed 0): no fold 1"]
+    assert t["warnings"] == ["train.seed 42 (distill.folds 3, crossencoder.split_seed 0): no fold 1"]
     assert read_teacher(out) == {"k0": [0.2, 0.3, 0.5], "k2": [0.2, 0.3, 0.5]}
 
 

@@ -169,7 +169,8 @@ def test_a_student_reads_human_and_transfer_pairs_from_one_file(tiny_bert, tmp_p
     wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(30))
     built = write_built(tmp_path / "built", 25)  # 20 train pairs, 12 of them distinct
     data = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "t0", max_steps=2)
-    data["data"].update(folds=2, fold=0, dataset=str(tmp_path / "pairs" / "dataset"))
+    data["distill"] = {"folds": 2, "fold": 0}
+    data["data"]["dataset"] = str(tmp_path / "pairs" / "dataset")
     train(validate_recipe(data))
     teacher = tmp_path / "teacher.jsonl"
     run = tmp_path / "t0" / "run"
@@ -183,8 +184,9 @@ def test_a_student_reads_human_and_transfer_pairs_from_one_file(tiny_bert, tmp_p
     assert all(sum(p) == pytest.approx(1.0, abs=1e-5) for p, _ in rows.values())
 
     student = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "s", max_steps=2)
-    student["data"].update(teacher=str(teacher), teacher_weight=0.5, built=[str(built)],
-                           dataset=str(tmp_path / "pairs" / "dataset"))
+    student["distill"] = {"teacher": str(teacher), "teacher_weight": 0.5}
+    student["crossencoder"]["built"] = [str(built)]
+    student["data"]["dataset"] = str(tmp_path / "pairs" / "dataset")
     summary = train(validate_recipe(student))
     # all 20 built train pairs and the human pairs of the teacher's fold read the teacher
     assert summary["teacher"]["pairs"] == len(folds) + 20
@@ -199,7 +201,7 @@ def test_a_student_reads_human_and_transfer_pairs_from_one_file(tiny_bert, tmp_p
 def test_a_judge_compressed_into_a_narrower_student(tiny_bert, tmp_path, capsys, monkeypatch):
     """``citetrain teacher RUN --transfer ...`` on a run without fold scores: the run's own model
     reads the human training pairs and the build's pairs (a compression teacher), and a student
-    pruned to fewer feed-forward units (``model.intermediate_size``) trains on all of them."""
+    pruned to fewer feed-forward units (``crossencoder.intermediate_size``) trains on all of them."""
     from transformers import AutoConfig
 
     from citetrain.cli.main import main
@@ -240,17 +242,17 @@ def test_a_judge_compressed_into_a_narrower_student(tiny_bert, tmp_path, capsys,
     assert set(read_teacher_rows(drawn)) == transfer.drawn_keys(built, 5, [3])
 
     student = recipe_data(tiny_bert, [f"wice_oracle:{wice}"], tmp_path / "s", max_steps=2)
-    student["model"]["intermediate_size"] = 24  # of 64
-    student["data"].update(teacher=str(teacher), built=[str(built)], dataset=str(human),
-                           teacher_weight=0.5)
+    student["crossencoder"].update(intermediate_size=24, built=[str(built)])  # 24 of 64 units
+    student["distill"] = {"teacher": str(teacher), "teacher_weight": 0.5}
+    student["data"]["dataset"] = str(human)
     summary = train(validate_recipe(student))
     assert "kept 24 of 64 feed-forward units per layer" in (said := capsys.readouterr().out)
-    assert "warning: data.teacher_weight 0.5 applies to no pair: every pair" in said
+    assert "warning: distill.teacher_weight 0.5 applies to no pair: every pair" in said
     assert summary["teacher"]["pairs"] == summary["train_pairs"]  # every pair read the teacher
     assert AutoConfig.from_pretrained(summary["final"]).intermediate_size == 24
     from citetrain.train.judge_card import load_judge
 
     assert load_judge(summary["final"]).results([("a page", "a claim")])[0].support is not None
     lora = {**student, "method": "lora", "lora": {"enabled": True}}
-    with pytest.raises(CitetrainError, match="model.intermediate_size prunes the model"):
+    with pytest.raises(CitetrainError, match="crossencoder.intermediate_size prunes the model"):
         validate_recipe(lora)

@@ -1,4 +1,5 @@
-"""Converters from published citation-data formats to the canonical :class:`Record` (DESIGN §2).
+"""Converters from published citation-data formats to the canonical :class:`Record`
+(docs/concepts/records.md).
 
 Each converter is ``convert_<format>(item: dict, default_id: str) -> list[Record]`` and raises
 :class:`RecordError` naming the bad field; the reader adds the file and line.

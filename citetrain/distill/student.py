@@ -1,0 +1,116 @@
+"""The chain's later steps: the student, and the judge made smaller and exported from it.
+
+``student``: the recipe trained on the teacher file and the built pairs. ``prune``: its
+feed-forward blocks narrowed without training (:func:`~citetrain.judges.narrow.prune_judge`).
+``teach-back-file`` and ``teach-back``: the student reads the pairs
+(:func:`~citetrain.train.self_teacher.write_self_teacher`), and the pruned judge trains on that
+reading at teacher weight 1. ``export``: the last judge as ONNX or OpenVINO
+(:func:`~citetrain.judges.export.export_judge`).
+"""
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+
+from citetrain.distill.chain import Step
+from citetrain.distill.keys import overrides
+from citetrain.distill.plan import Context, partial_file, train_command
+
+
+def student_step(ctx: Context) -> Step:
+    """The student: ``teacher_weight``·teacher on the human pairs, and ``built_max`` built
+    pairs as the teachers read them."""
+    s, run = ctx.spec.student, ctx.out / "student"
+    sets = list(ctx.spec.set) + list(s.set) + overrides(
+        dataset=ctx.human, output_dir=run, seed=s.seed, teacher=ctx.out / "teacher.jsonl",
+        teacher_weight=s.teacher_weight, built=[str(ctx.built)], built_max=s.built_max)
+    return Step("student", f"the student, seed {s.seed}", train_command(ctx.spec.recipe, sets),
+                [run / "train_summary.json", run / "final" / "config.json"],
+                {"recipe": ctx.spec.recipe, "sets": sets}, after=["teacher-file", "pairs"],
+                train=sets, clean=[run])
+
+
+def _widths(widths: int | list[int]) -> str:
+    return ",".join(map(str, widths)) if isinstance(widths, list) else str(widths)
+
+
+def prune_step(ctx: Context) -> Step:
+    """``citetrain prune`` of the student, fitted on the human and the built pairs."""
+    p, model, out = ctx.spec.prune, ctx.out / "student" / "final", ctx.out / "pruned"
+    calibration = [ctx.human, ctx.built / "dataset"]
+    argv = ["citetrain", "prune", str(model), "--out", str(out), "--intermediate-size",
+            _widths(p.widths)] + [x for c in calibration for x in ("--calibration", str(c))]
+
+    def call() -> str:
+        from citetrain.judges.narrow import prune_judge
+
+        card = prune_judge(model, out, p.widths, calibration, token_pairs=p.token_pairs,
+                           head_pairs=p.head_pairs, seed=p.seed)
+        return (f"{'/'.join(map(str, card['widths']))} of {card['had']} feed-forward units a "
+                f"layer, fitted on {card['token_pairs']} + {card['head_pairs']} pairs")
+
+    return Step("prune", f"the student's feed-forward blocks narrowed -> {out}",
+                shlex.join(argv + ([] if p.seed == 0 else ["--seed", str(p.seed)])),
+                [out / "config.json"], p.model_dump(mode="json"), after=["student"], call=call,
+                clean=[out])
+
+
+def teach_back_steps(ctx: Context) -> list[Step]:
+    """The student's own reading of the pairs, then the pruned judge trained on it."""
+    t, s = ctx.spec.teach_back, ctx.spec.student
+    judge, file, run = ctx.out / "student", ctx.out / "teach-back.jsonl", ctx.out / "teach-back"
+
+    def call() -> str:
+        from citetrain.train.self_teacher import write_self_teacher
+
+        write_self_teacher(judge, file, ctx.human, ctx.built, [s.seed], s.built_max, t.dtype)
+        return f"the student's reading -> {file}"
+
+    read = Step("teach-back-file", f"the student reads the human and built pairs -> {file}",
+                "(in process) citetrain.train.self_teacher.write_self_teacher: the student "
+                f"reads the train splits of {ctx.human} and {ctx.built}",
+                [file], {"dtype": t.dtype, "seed": s.seed, "built_max": s.built_max},
+                after=["student", "pairs"], call=call,
+                clean=[file, file.with_suffix(".tmp"), partial_file(file)])
+    sets = list(ctx.spec.set) + list(t.set) + overrides(
+        base=ctx.out / "pruned", dataset=ctx.human, output_dir=run, seed=s.seed, teacher=file,
+        teacher_weight=1.0, built=[str(ctx.built)], built_max=s.built_max, epochs=t.epochs,
+        learning_rate=t.learning_rate)
+    train = Step("teach-back", "the pruned judge learns the student's reading",
+                 train_command(ctx.spec.recipe, sets),
+                 [run / "train_summary.json", run / "final" / "config.json"],
+                 {"recipe": ctx.spec.recipe, "sets": sets},
+                 after=["prune", "teach-back-file"], train=sets, clean=[run])
+    return [read, train]
+
+
+def last_model(ctx: Context) -> Path:
+    """The chain's judge before its export: taught back, pruned, or the student."""
+    if ctx.spec.teach_back is not None:
+        return ctx.out / "teach-back" / "final"
+    if ctx.spec.prune is not None:
+        return ctx.out / "pruned"
+    return ctx.out / "student" / "final"
+
+
+def export_step(ctx: Context, after: str) -> Step:
+    """``citetrain export`` of the last judge (OpenVINO int8 calibrated on the human pairs)."""
+    e, model, out = ctx.spec.export, last_model(ctx), ctx.out / "export"
+    calibration = ctx.human if e.runtime == "openvino" and e.int8 else None
+    argv = ["citetrain", "export", str(model), "--out", str(out), "--runtime", e.runtime]
+    argv += ["--int8"] if e.int8 else []
+    argv += ["--calibration", str(calibration)] if calibration else []
+    argv += ["--calibration-pairs", str(e.calibration_pairs)] if e.calibration_pairs else []
+
+    def call() -> str:
+        from citetrain.judges.export import export_judge
+
+        card = export_judge(model, out, runtime=e.runtime, int8=e.int8, calibration=calibration,
+                            calibration_size=e.calibration_pairs)
+        return (f"{e.runtime} {'int8' if e.int8 else 'fp32'}; against the PyTorch model: max "
+                f"|Δ| probability {card['max_abs_diff_prob']:.2e}")
+
+    return Step("export", f"{model} as {e.runtime}{' int8' if e.int8 else ''} -> {out}",
+                shlex.join(argv), [out / "config.json"],
+                {**e.model_dump(mode="json"), "model": str(model)}, after=[after], call=call,
+                clean=[out])
