@@ -12,8 +12,44 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
+if os.environ.get("PYTEST_XDIST_WORKER"):  # pytest -n N: N workers share the cores, one torch thread each
+    import torch
+
+    torch.set_num_threads(1)
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
+
+# pyproject.toml runs the tests in workers (pytest-xdist: -n auto --dist loadgroup; -n 0 for one
+# process): a file's tests stay on one worker (its module fixtures are built once), and the files
+# that start several processes with `accelerate launch` (torch's default port 29500) run on one
+# worker, one launch at a time.
+MAX_WORKERS = 4
+LAUNCHES = ('"accelerate", "launch"', '"accelerate.commands.launch"')
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto``: one worker per core, at most MAX_WORKERS (each holds torch and its models)."""
+    if os.environ.get("PYTEST_XDIST_AUTO_NUM_WORKERS"):
+        return int(os.environ["PYTEST_XDIST_AUTO_NUM_WORKERS"])
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, min(cores or 1, MAX_WORKERS))
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    if not config.pluginmanager.hasplugin("xdist"):
+        return
+    groups: dict[Path, str] = {}
+    for item in items:
+        path = Path(str(item.path))
+        if path not in groups:
+            text = path.read_text(encoding="utf-8") if path.suffix == ".py" else ""
+            launches = any(s in text for s in LAUNCHES)
+            groups[path] = "accelerate-launch" if launches else str(path)
+        if not any(item.iter_markers("xdist_group")):
+            item.add_marker(pytest.mark.xdist_group(groups[path]))
 
 
 @pytest.fixture(autouse=True)

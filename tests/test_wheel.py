@@ -60,10 +60,14 @@ def test_the_wheel_carries_the_shipped_files_and_lists_them(installed, tmp_path)
     _run([str(bindir / "citetrain"), "validate", "tiny-cpu"], tmp_path, env)
 
 
+@pytest.mark.slow
 def test_the_quickstart_runs_from_the_installed_wheel_in_an_empty_folder(installed, tmp_path):
     """... and its console is readable: at most 50 lines (stdout and stderr together; not a
     terminal, so no bars), no library chatter, no raw trainer dicts; the full log is in the run
-    folder (issue 20, item 2)."""
+    folder (issue 20, item 2). The run is the default seed 0 of tests/quickstart/test_quickstart.py:
+    its report beats the baselines by the margins there, and its refiner refines new answers."""
+    from tests.quickstart.test_quickstart import check_fast_report, refine_own_answers
+
     bindir, env = installed
     env = {k: v for k, v in env.items() if k != "CITETRAIN_VERBOSE"}
     done = _run([str(bindir / "citetrain"), "quickstart", "--fast"], tmp_path, env)
@@ -77,6 +81,8 @@ def test_the_quickstart_runs_from_the_installed_wheel_in_an_empty_folder(install
     assert any(ln.startswith("step ") and " loss " in ln for ln in lines)  # formatted lines
     log = (tmp_path / "quickstart" / "quickstart.log").read_text()
     assert "statements" in log and len(log.splitlines()) > 10  # the build's table went there
+    check_fast_report(tmp_path / "quickstart")
+    refine_own_answers(tmp_path / "quickstart" / "run" / "final", tmp_path)
 
 
 def test_the_wheel_installs_the_recipe_hook(installed, tmp_path):

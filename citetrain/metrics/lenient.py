@@ -1,5 +1,8 @@
 """Lenient citation recall and subset citation precision (Generate-then-Refine, section 3.2).
 
+Reference: Qian, Fan, Zhang and Guo, *On the Capacity of Citation Generation by Large Language
+Models* (Generate-then-Refine), section 3.2 and equation 1.
+
 Sentences are ALCE's (first line of the output, split with marks kept); citations come from the
 general parser (``[1, 2]`` is two ids). A statement's citation set ``C`` is its distinct ids in
 order of first appearance, cut to ``at_most_citations``; φ(S) is the NLI decision for the docs of

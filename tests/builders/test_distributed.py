@@ -18,6 +18,7 @@ def dataset_files(out):
     return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("accelerate") is None, reason="accelerate CLI not installed")
 def test_two_processes_build_the_same_dataset_as_one(tmp_path):
     src = tmp_path / "in.jsonl"

@@ -209,6 +209,7 @@ def test_cli_builds_and_reports_a_bad_source_line_in_one_line(tmp_path):
     assert len(lines) == 1 and f"{wice}:2: field 'evidence'" in lines[0], bad.stderr
 
 
+@pytest.mark.slow
 def test_holdout_leaves_out_the_passages_of_held_out_wice_claims(shared_data, tmp_path):
     from citetrain.builders.edits import norm
     from citetrain.builders.sets import split_of

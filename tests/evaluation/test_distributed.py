@@ -18,6 +18,7 @@ def _env() -> dict[str, str]:
             "PYTHONPATH": str(REPO) + os.pathsep + os.environ.get("PYTHONPATH", "")}
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("accelerate") is None, reason="accelerate CLI not installed")
 def test_two_processes_give_the_predictions_of_one(generator, questions, tmp_path):
     suite = write_suite(tmp_path / "suite.yaml", questions, small_model(generator),

@@ -115,6 +115,7 @@ def test_a_partial_run_with_other_settings_is_refused(predictions, tmp_path, mon
         run(predictions, tmp_path / "p", 0)
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("accelerate") is None, reason="accelerate CLI not installed")
 def test_two_processes_give_the_report_of_one(predictions, tmp_path):
     env = {**os.environ, "OMP_NUM_THREADS": "1", "HF_HUB_OFFLINE": "1"}

@@ -74,6 +74,7 @@ def test_the_exported_judge_rates_records_as_the_pytorch_one(judge, exported):
     assert max(abs((x["rating"] or 0) - (y["rating"] or 0)) for x, y in zip(*rows)) < 1e-4
 
 
+@pytest.mark.slow
 def test_int8_export_and_its_errors(judge, tmp_path):
     out = tmp_path / "int8"
     done = subprocess.run([sys.executable, "-m", "citetrain.cli.main", "export", str(judge), "--out",

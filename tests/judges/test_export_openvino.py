@@ -90,6 +90,7 @@ def test_the_openvino_judge_rates_records_as_the_pytorch_one(judge, exported):
         (r["context"], r["edits"], r["support"]) for r in rows[1]]
 
 
+@pytest.mark.slow
 def test_int8_is_calibrated_on_pairs_as_the_judge_reads_them(judge, pairs_dataset, tmp_path):
     out = tmp_path / "int8"
     done = subprocess.run([sys.executable, "-m", "citetrain.cli.main", "export", str(judge), "--out",

@@ -37,6 +37,7 @@ def records():
     return twice
 
 
+@pytest.mark.slow
 def test_workers_give_one_process_result(records):
     """Two workers (records under private ids, so the repeated ids do not mix) give exactly the
     one-process result of the lexical judge: scores, every row in order, counts and settings."""
@@ -69,6 +70,7 @@ def test_worker_errors_are_one_line_and_options_are_checked(tmp_path):
         WorkerJudge(partial(make_judge, "nli:lexical"), workers=1)
 
 
+@pytest.mark.slow
 def test_the_command_line_passes_workers(capsys):
     from citetrain.cli.main import main
 

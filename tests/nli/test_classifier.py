@@ -412,6 +412,7 @@ def test_the_engine_hands_many_batches_and_the_classifier_sorts_them_as_read(mod
         assert b.support == pytest.approx(a.support, abs=1e-5) and a.label == b.label
 
 
+@pytest.mark.slow
 def test_compile_reads_as_the_eager_model_with_one_graph_for_every_batch(models):
     """``compile=True``: the model runs through torch.compile (inductor, weights frozen), its
     answers equal the eager model's up to float rounding, the cache revision is the eager one's,

@@ -1,6 +1,9 @@
 """``citetrain quickstart --fast`` end to end: the refined answers' citation F1 beats the
-unrefined answers' and the trivial baseline's on held-out records, for two seeds."""
+unrefined answers' and the trivial baseline's on held-out records, for two seeds: seed 1 here, the
+default seed 0 in tests/test_wheel.py (the installed wheel's run, checked by
+:func:`check_fast_report` and :func:`refine_own_answers`; one run of a minute serves both)."""
 import json
+from pathlib import Path
 
 import pytest
 
@@ -13,12 +16,17 @@ pytest.importorskip("peft")
 MARGIN = 10.0
 
 
-@pytest.mark.parametrize("seed", [0, 1])
-def test_fast_quickstart_refined_f1_beats_unrefined_and_trivial(tmp_path, seed):
+@pytest.mark.slow
+def test_fast_quickstart_refined_f1_beats_unrefined_and_trivial(tmp_path):
     from citetrain.cli.main import main
 
     out = tmp_path / "qs"
-    assert main(["quickstart", "--fast", "--seed", str(seed), "--out", str(out), "--no-progress"]) == 0
+    assert main(["quickstart", "--fast", "--seed", "1", "--out", str(out), "--no-progress"]) == 0
+    check_fast_report(out)
+
+
+def check_fast_report(out: Path) -> None:
+    """The report of ``citetrain quickstart --fast`` written to ``out``."""
     report = json.loads((out / "report.json").read_text())
     for metric in ("alce", "lenient"):
         f1 = report["f1"][metric]
@@ -35,8 +43,6 @@ def test_fast_quickstart_refined_f1_beats_unrefined_and_trivial(tmp_path, seed):
     assert build["nli"].startswith("lexical")
     assert (out / "report.png").read_bytes()[:4] == b"\x89PNG"
     assert (out / "refined.jsonl").is_file() and (out / "heldout.jsonl").is_file()
-    if seed == 0:
-        refine_own_answers(out / "run" / "final", tmp_path)
 
 
 def refine_own_answers(final, tmp_path):

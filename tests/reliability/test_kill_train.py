@@ -3,6 +3,7 @@ checkpoint (the cut one is passed over) and ends with the weights of an uninterr
 import json
 from pathlib import Path
 
+import pytest
 import torch
 from safetensors.torch import load_file
 
@@ -22,6 +23,7 @@ def train_args(data: Path, out: Path) -> list[str]:
     return args
 
 
+@pytest.mark.slow
 def test_killed_mid_checkpoint_resumes_to_the_uninterrupted_weights(tiny_data, tmp_path):
     whole = run_child("train", train_args(tiny_data, tmp_path / "whole"), child_env(tmp_path))
     assert whole.returncode == 0, whole.stderr[-3000:]

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 httpx = pytest.importorskip("httpx", reason="pip install -e '.[test]'")
+pytestmark = pytest.mark.slow  # server processes started and stopped
 pytest.importorskip("fastapi", reason="the server stack: pip install -e '.[serve]'")
 
 from tests.nli.tiny_models import build_bert_classifier  # noqa: E402

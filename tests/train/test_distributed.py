@@ -16,6 +16,8 @@ from .conftest import REPO, tiny_overrides
 
 needs_accelerate = pytest.mark.skipif(shutil.which("accelerate") is None,
                                       reason="accelerate CLI not installed")
+pytestmark = pytest.mark.slow  # real `accelerate launch` runs, tens of seconds each
+
 needs_deepspeed = pytest.mark.skipif(importlib.util.find_spec("deepspeed") is None,
                                      reason="deepspeed not installed (pip install -e '.[test]')")
 

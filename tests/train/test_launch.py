@@ -246,6 +246,7 @@ def test_slurm_script_launches_one_accelerate_per_node(tmp_path):
     assert out.stdout.splitlines() == [f"FOO=x y launch --machine_rank {i} {rest}" for i in (0, 1)]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(shutil.which("accelerate") is None, reason="the accelerate CLI is not on PATH")
 def test_cpu_2proc_config_starts_two_processes(tmp_path):
     """Each process writes its own file: two processes' stdout may interleave or be cut."""

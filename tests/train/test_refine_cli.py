@@ -59,6 +59,7 @@ def test_refine_resumes_from_a_partial_file(adapter, tiny_data, tmp_path, capsys
     assert cut.read_text() == whole.read_text()
 
 
+@pytest.mark.slow
 def test_refine_expertqa_with_tiny_adapter_keeps_text_and_format(adapter, shared_data, tmp_path, capsys):
     """Every ExpertQA answer of rand_val: the text outside the marks is unchanged, the output
     is ExpertQA again, and the scores before and after are printed."""

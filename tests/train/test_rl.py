@@ -21,6 +21,8 @@ from .rl_toy import write_toy_set
 
 import trl  # noqa: F401  (a core dependency)
 
+pytestmark = pytest.mark.slow  # RL trainings from an 80-step SFT run, and a two-process launch
+
 
 @pytest.fixture(scope="module")
 def toy_sft(tmp_path_factory) -> tuple[Path, Path]:
