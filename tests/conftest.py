@@ -50,6 +50,13 @@ def pytest_collection_modifyitems(config, items):
             groups[path] = "accelerate-launch" if launches else str(path)
         if not any(item.iter_markers("xdist_group")):
             item.add_marker(pytest.mark.xdist_group(groups[path]))
+    if os.environ.get("PYTEST_XDIST_WORKER"):  # the groups that hold slow tests are handed out first
+        def group(item):
+            mark = next(item.iter_markers("xdist_group"))
+            return mark.args[0] if mark.args else mark.kwargs.get("name", "default")
+
+        slow = {group(item) for item in items if any(item.iter_markers("slow"))}
+        items.sort(key=lambda item: group(item) not in slow)
 
 
 @pytest.fixture(autouse=True)

@@ -139,6 +139,7 @@ def _run_cpu(command: str, cwd: Path, env: dict[str, str]) -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.timeout(1800)  # about 14 commands, four of them trainings: 4-8 min on 2 busy cores
 def test_readme_cpu_commands_run_in_order(tmp_path):
     """Every ``# CPU`` command, in README order, in one folder holding the shipped files."""
     for folder in SHIPPED:
