@@ -25,7 +25,6 @@ runs/c16/ffn1024-c0 --set train.epochs=1 --set train.learning_rate=2e-5`` and th
 from __future__ import annotations
 
 import argparse
-import os
 import statistics
 import sys
 from pathlib import Path
@@ -50,19 +49,10 @@ def student_jobs(judge: Path, teacher: Path, seeds: list[int], built_max: int,
 
 def self_teacher(judge: Path, teacher: Path, human: Path, built: Path, seeds: list[int],
                  built_max: int, dtype: str) -> None:
-    """Step 1, unless ``teacher`` is there already (written atomically, so a file is whole)."""
-    if teacher.is_file():
-        return
-    from citetrain.train.teacher_file import start_teacher
-    from citetrain.train.transfer import add_transfers
+    """Step 1, unless ``teacher`` is there already: the package's teach-back teacher file."""
+    from citetrain.train.self_teacher import write_self_teacher
 
-    part = teacher.with_suffix(".tmp")
-    if not part.is_file():  # the judge has no fold scores: an empty file to add its reading to
-        start_teacher([judge], part, builds=[human, built])
-    # every human training pair; a part file of a killed call keeps what it had read
-    add_transfers(part, [judge], [human], dtype=dtype, missing_ok=True)
-    add_transfers(part, [judge], [built], dtype=dtype, drawn=(seeds, built_max), missing_ok=True)
-    os.replace(part, teacher)
+    write_self_teacher(judge, teacher, human, built, seeds, built_max, dtype)
 
 
 def gaps(figs: dict[str, dict[str, dict[str, dict[str, float]]]], judge: str,

@@ -2,10 +2,6 @@
 dataset carries docs and statements; every reward is logged and the adapter-free model trains."""
 from __future__ import annotations
 
-import pytest
-
-import trl  # noqa: F401  (a core dependency)
-
 
 def test_grpo_trainer_calls_the_citation_rewards(tmp_path):
     import datasets

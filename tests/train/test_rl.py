@@ -19,8 +19,6 @@ from citetrain.train.run import train
 from .conftest import REPO
 from .rl_toy import write_toy_set
 
-import trl  # noqa: F401  (a core dependency)
-
 pytestmark = pytest.mark.slow  # RL trainings from an 80-step SFT run, and a two-process launch
 
 
