@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # a benchmark's whole run at smoke size: 15-50 s on 2 CPU cores
+
 REPO = Path(__file__).resolve().parents[2]
 
 
