@@ -63,7 +63,7 @@ def slots(parallel: str | int, runs: int, gpu: bool) -> list[dict[str, str]]:
     """The environment of each run slot (``len`` = runs at once): ``auto`` is one per GPU, or on
     a CPU one per core as memory allows (:data:`RUN_MEMORY` each); the slots share the cores
     (``OMP_NUM_THREADS``, unless the user set it)."""
-    from citetrain.train.threads import USER_THREADS, cpu_cores
+    from citetrain.train.threads import USER_THREADS, cpu_cores, threads_per_process
 
     devices = gpu_ids() if gpu else []
     if parallel == "auto":
@@ -75,7 +75,7 @@ def slots(parallel: str | int, runs: int, gpu: bool) -> list[dict[str, str]]:
     else:
         n = int(parallel)
     n = max(min(n, runs), 1)
-    threads = os.environ.get("OMP_NUM_THREADS") or str(max(cpu_cores() // n, 1))
+    threads = os.environ.get("OMP_NUM_THREADS") or str(threads_per_process(n, {}))
     base = {"TOKENIZERS_PARALLELISM": "false", "PYTHONUNBUFFERED": "1", USER_THREADS: "1",
             "OMP_NUM_THREADS": threads}
     if devices:
