@@ -98,15 +98,19 @@ def edit_actions(
     """
     slots: list[Action] = [Action.KEEP] * len(citations)
     adds: list[Action] = []
+    where: dict[int, list[int]] = {}  # id -> its positions; only deletes turn a keep, in order
+    for k, c in enumerate(citations):
+        where.setdefault(c, []).append(k)
+    deleted: Counter[int] = Counter()  # how many of each id's occurrences are deleted
     for raw_action, cid in edits:
         action = as_action(raw_action)
         if action.is_add:
             adds.append(action)
         elif action.is_delete:
-            for k, c in enumerate(citations):
-                if c == cid and slots[k] is Action.KEEP:
-                    slots[k] = action
-                    break
+            spots = where.get(cid, ())
+            if deleted[cid] < len(spots):
+                slots[spots[deleted[cid]]] = action
+                deleted[cid] += 1
     return slots + adds
 
 

@@ -81,8 +81,15 @@ def _joint_pairs(sents: Sequence[Sentence]) -> list[tuple[Sentence, int, Pair]]:
 
 def _single_pairs(sents: Sequence[Sentence]) -> list[tuple[Sentence, int, Pair]]:
     """Round 2: each cited doc alone, for multi-citation sentences whose joint premise entails."""
-    return [(s, k, (format_doc(s.docs[i - 1]), s.hypothesis))
-            for s in sents if s.joint and len(s.ref) > 1 for k, i in enumerate(s.ref)]
+    jobs = []
+    for s in sents:
+        if s.joint and len(s.ref) > 1:
+            premise: dict[int, str] = {}  # one string per distinct id: a repeated id costs O(1)
+            for k, i in enumerate(s.ref):
+                if i not in premise:
+                    premise[i] = format_doc(s.docs[i - 1])
+                jobs.append((s, k, (premise[i], s.hypothesis)))
+    return jobs
 
 
 def _leave_one_out(ref: list[int], cid: int) -> list[int]:
@@ -93,9 +100,19 @@ def _leave_one_out(ref: list[int], cid: int) -> list[int]:
 
 
 def _leave_one_out_pairs(sents: Sequence[Sentence]) -> list[tuple[Sentence, int, Pair]]:
-    """Round 3: the other citations without this one, for citations whose single doc failed."""
-    return [(s, k, (join_docs(s.docs, _leave_one_out(s.ref, i)), s.hypothesis))
-            for s in sents for k, i in enumerate(s.ref) if s.single[k] is False]
+    """Round 3: the other citations without this one, for citations whose single doc failed.
+
+    Dropping the first occurrence of an id gives the same premise wherever the id recurs, so it is
+    built once per distinct id: linear in the marks of a sentence, not quadratic."""
+    jobs = []
+    for s in sents:
+        premise: dict[int, str] = {}
+        for k, i in enumerate(s.ref):
+            if s.single[k] is False:
+                if i not in premise:
+                    premise[i] = join_docs(s.docs, _leave_one_out(s.ref, i))
+                jobs.append((s, k, (premise[i], s.hypothesis)))
+    return jobs
 
 
 def _ask(engine: NLIEngine, jobs: list[tuple[Sentence, int, Pair]]) -> list[bool]:

@@ -254,13 +254,17 @@ def _claims_from_doc(plan: _Plan, doc) -> ClaimParse:
     """Run the tree surgery for every cited node of a parsed sentence."""
     st = plan.statement
     node_of: list[int] = []
+    node_at: dict[int, int | None] = {}  # per cleaned word (at most max_words), not per group
     for w in plan.group_word:
-        a, b = plan.spans[w]
-        toks = [t.i for t in doc if t.idx >= a and t.idx + len(t) <= b]
-        words = [i for i in toks if not doc[i].is_punct] or toks
-        if not words:
+        if w not in node_at:
+            a, b = plan.spans[w]
+            toks = [t.i for t in doc if t.idx >= a and t.idx + len(t) <= b]
+            words = [i for i in toks if not doc[i].is_punct] or toks
+            node_at[w] = words[-1] if words else None
+        node = node_at[w]
+        if node is None:
             return _sentence_level(st, PARSE_FAILED)
-        node_of.append(words[-1])
+        node_of.append(node)
     roots = [t.i for t in doc if t.head.i == t.i]
     if len(roots) != 1:
         return _sentence_level(st, PARSE_FAILED)

@@ -227,16 +227,34 @@ class AuthorsParse:
         return " ".join(self.words)
 
 
+def nearest_match(texts: Sequence[str], word: str, w: int) -> int | None:
+    """Step 5's node for the word at index ``w``: the index of the token nearest ``w`` whose text
+    holds ``word`` or is held by it (the lower one on a tie), ``None`` when none does.
+
+    Searched outward from ``w``: a word's own token lies near its index, so this costs the
+    distance to the match, not a pass over every token per group."""
+    below, above = min(w, len(texts) - 1), max(w + 1, 0)
+    while below >= 0 or above < len(texts):
+        if below >= 0 and (above >= len(texts) or w - below <= above - w):
+            k, below = below, below - 1
+        else:
+            k, above = above, above + 1
+        if word in texts[k] or texts[k] in word:
+            return k
+    return None
+
+
 def authors_claims(p: AuthorsParse, doc: Any) -> tuple[str | None, list[tuple[str, list[int]]]]:
     """Steps 5-8 on the parsed words: the fallback (or ``None``) and ``[(claim, ids), ...]``."""
     if p.early is not None:
         return p.early
     cite: dict[int, list[int]] = {}
+    texts = [t.text for t in doc]
     for w, ids in p.groups.items():
-        hits = [t.i for t in doc if p.words[w] in t.text or t.text in p.words[w]]
-        if not hits:
+        hit = nearest_match(texts, p.words[w], w) if texts else None  # no token: no word read
+        if hit is None:
             return CITATION_LOST, [(p.cleaned, [])]
-        cite[min(hits, key=lambda i: abs(i - w))] = ids
+        cite[hit] = ids
     roots = [t.i for t in doc if t.dep_ == "ROOT"]
     nodes = {t.i: _Node(t.i, t.text) for t in doc}
     for t in doc:

@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import re
 
-BREAK = re.compile(r"[,;:]\s+|\s+(?=(?:and|but|while|which|who|whereas|although|where)\s)")
+# a whitespace break is matched from the start of its run only (a long run costs its length once)
+BREAK = re.compile(
+    r"[,;:]\s+|(?<!\s)\s+(?=(?:and|but|while|which|who|whereas|although|where)\s)")
 WORD = re.compile(r"\w+")
 STRIP = " ,;:."
 
@@ -41,14 +43,16 @@ def clause_segments(statement: str, min_words: int = 3) -> list[str]:
         start = m.end()
     spans.append((start, len(statement)))
     merged: list[list[int]] = []  # [start, end] of each segment in the statement
+    words: list[int] = []  # each segment's words: the sum of its pieces' (breaks hold no word)
     for a, b in spans:
         n = len(WORD.findall(statement[a:b]))
         if n == 0 and not merged:
             continue
-        if merged and (n < min_words or
-                       len(WORD.findall(statement[merged[-1][0]:merged[-1][1]])) < min_words):
+        if merged and (n < min_words or words[-1] < min_words):
             merged[-1][1] = b
+            words[-1] += n
         else:
             merged.append([a, b])
+            words.append(n)
     segments = [s for s in (statement[a:b].strip(STRIP) for a, b in merged) if s]
     return segments if len(segments) > 1 else [statement]

@@ -36,6 +36,7 @@ SPACY_CHUNK = 100_000  # characters per spaCy call: far below max_length (1e6) a
 _MARKS = re.compile(r"\[[\d,;\s]*\]")
 _WORD = re.compile(r"\w")
 _END = re.compile(r"[.!?…][\"'”’)]*$")
+_STOPS, _CLOSERS = ".!?…", "\"'”’)"  # _END's characters, for _Tail
 _NLTK_MISSING = "NLTK punkt data is not installed (python -m nltk.downloader punkt_tab)"
 
 
@@ -106,6 +107,50 @@ def _spacy_spans(text: str, limit: int) -> list[tuple[int, int]]:
     return spans
 
 
+class _Tail:
+    """How a growing text ends once its marks (:data:`_MARKS`) are removed and it is stripped on
+    the right: whether anything is left and whether it ends a sentence (:data:`_END`). Fed a
+    character at a time, so a piece joined to a long sentence costs its own length only."""
+
+    def __init__(self) -> None:
+        self.nonempty = False  # a character other than whitespace is left
+        self.ends = False  # what is left ends like _END: a stop, then closing quotes or brackets
+        self.space = False  # whitespace since the last other character
+        self.open: list[str] | None = None  # an unclosed "[" and the mark characters after it
+
+    def _real(self, c: str) -> None:
+        if c.isspace():
+            self.space = True
+            return
+        self.nonempty = True
+        self.ends = c in _STOPS or (c in _CLOSERS and self.ends and not self.space)
+        self.space = False
+
+    def feed(self, text: str) -> None:
+        for c in text:
+            if self.open is not None:
+                if c == "]":  # a whole mark: removed
+                    self.open = None
+                    continue
+                if c.isdecimal() or c in ",;" or c.isspace():
+                    self.open.append(c)
+                    continue
+                for k in self.open:  # not a mark after all: its characters stay
+                    self._real(k)
+                self.open = None
+            if c == "[":
+                self.open = ["["]
+            else:
+                self._real(c)
+
+    def state(self) -> tuple[bool, bool]:
+        """``(bool(prev), bool(_END.search(prev)))`` for ``prev`` the text so far without marks,
+        stripped on the right (an unclosed "[" stays, and ends nothing)."""
+        if self.open is not None:
+            return True, False
+        return self.nonempty, self.ends
+
+
 def _repair(text: str, spans: list[tuple[int, int]]) -> list[list[int]]:
     """Join spaCy's pieces that do not stand as sentences to the piece before.
 
@@ -116,15 +161,23 @@ def _repair(text: str, spans: list[tuple[int, int]]) -> list[list[int]]:
     end a sentence joins it, unless a line break separates them.
     """
     merged: list[list[int]] = []
+    tail = _Tail()
     for start, end in spans:
         piece = text[start:end]
-        prev = _MARKS.sub("", text[merged[-1][0]:merged[-1][1]]).rstrip() if merged else ""
-        cont = bool(prev) and not _END.search(prev) and "\n" not in text[merged[-1][1]:start]
+        filled, ends = tail.state() if merged else (False, False)
+        cont = filled and not ends and "\n" not in text[merged[-1][1]:start]
         if merged and (not _WORD.search(_MARKS.sub("", piece))
-                       or (_MARKS.match(piece) and not _END.search(prev)) or cont):
+                       or (_MARKS.match(piece) and not ends) or cont):
+            if start < merged[-1][1] or end < merged[-1][1]:  # overlapping spans: read it again
+                tail = _Tail()
+                tail.feed(text[merged[-1][0]:end])
+            else:
+                tail.feed(text[merged[-1][1]:end])
             merged[-1][1] = end
         else:
             merged.append([start, end])
+            tail = _Tail()
+            tail.feed(piece)
     return merged
 
 
