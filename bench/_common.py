@@ -113,19 +113,38 @@ def build_t5(
     return out
 
 
+def heavy_record(rid: str, n_docs: int = 10, n_statements: int = 1, seed: int = 0) -> dict:
+    """A record (plain format) that costs an NLI judge about the most calls its passages allow:
+    each statement's ten made-up content words lie two to a passage, so that for lexical recall
+    (threshold 0.7) no passage, pair or triple entails it but all passages together do, and every
+    pair and triple is asked (:func:`citetrain.serve.work.calls_per_statement`)."""
+    import random
+
+    rng = random.Random(f"{seed}-{rid}")
+    letters = "bcdfghjklmnpqrstvwxz"
+    sentences = [[("".join(rng.choice(letters) + v for v in "aeio")) for _ in range(10)]
+                 for _ in range(n_statements)]
+    docs = [{"title": f"passage {k + 1}",
+             "text": " ".join(w for words in sentences for w in (words[k % 10], words[(k + 1) % 10]))}
+            for k in range(n_docs)]
+    output = " ".join(" ".join(words).capitalize() + " [1]." for words in sentences)
+    return {"id": rid, "question": "What do the passages say?", "docs": docs, "output": output}
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
 
 
-def start_server(args: list[str], log: Path, seconds: float, **popen) -> tuple[subprocess.Popen, str]:
-    """``citetrain serve ARGS --port P`` with its output in ``log``; returns the process and its
-    URL once ``/health`` answers 200. Raises ``RuntimeError`` (with the log's end) if the process
-    stops first, or after ``seconds``."""
+def start_server(args: list[str], log: Path, seconds: float, port: int | None = None,
+                 **popen) -> tuple[subprocess.Popen, str]:
+    """``citetrain serve ARGS --port P`` (``port``, else a free one) with its output in ``log``;
+    returns the process and its URL once ``/health`` answers 200. Raises ``RuntimeError`` (with
+    the log's end) if the process stops first, or after ``seconds``."""
     import httpx
 
-    port = free_port()
+    port = port or free_port()
     with open(log, "w") as out:
         proc = subprocess.Popen([sys.executable, "-m", "citetrain.cli.main", "serve", *args,
                                  "--port", str(port)], stdout=out, stderr=subprocess.STDOUT, **popen)

@@ -1,20 +1,31 @@
 """Benchmark: a bounded load test of ``citetrain serve`` on this machine.
 
-Starts ``citetrain serve crossencoder:PATH`` on localhost (one row per ``--workers`` value), then
+Starts ``citetrain serve JUDGE`` on localhost (one row per ``--workers`` value), then
 ``--clients`` concurrent clients (httpx, asyncio) each post one record at a time for ``--seconds``
 (ExpertQA rand_val answers from ``../shared/data`` when present, else seeded synthetic records:
 the records of ``bench/judge_throughput.py``); requests in flight at the end are waited for.
 Prints per row requests/s, statements/s, p50 / p99 latency and errors (any non-200), and, as the
 baseline, the statements/s of the judge in one process (``citetrain judge``'s computation: the
-Python API on the same records, same threads, no cache). The judge is ``--crossencoder PATH``
-(default ``runs/judge-crossencoder/final``, else all-MiniLM-L6-v2 with a fresh 3-way head: the same
-speed). Figures only; nothing is asserted.
-Run: ``python bench/serve_judge.py [--clients 32] [--seconds 60] [--workers 1,2] [--records 40]``.
+Python API on the same records, same threads, no cache). The judge is ``--judge NAME`` (e.g.
+``nli:lexical``: offline, no model), else the cross-encoder ``--crossencoder PATH`` (default
+``runs/judge-crossencoder/final``, else all-MiniLM-L6-v2 with a fresh 3-way head: the same speed).
+
+``--heavy`` adds a second row per server: the same light clients beside one heavy client that
+posts, back to back, requests at the size cap within the work limits (``--heavy-records`` records
+of 20 passages and two statements whose subset search asks every pair and triple, padded to
+``--max-body-bytes``); the light clients' p50 / p99 against the row without it show what a heavy
+request costs the others (the server's fair batching bounds it to about one batch; each row
+gives the batches scored and the seconds per batch, from ``/health`` with the token: with
+several workers, those of the worker that answered). Figures
+only; nothing is asserted.
+Run: ``python bench/serve_judge.py [--judge nli:lexical] [--heavy] [--clients 32] [--seconds 60]
+[--workers 1,2] [--records 40]``.
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import platform
 import statistics
@@ -31,60 +42,112 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 from judge_throughput import MINILM, crossencoder_path, load_records  # noqa: E402
 
 
-def start_server(path: str, workers: int, threads: int, extra: list[str], log: Path):
+TOKEN = "bench-token"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+
+
+def start_server(judge: str, workers: int, threads: int, extra: list[str], log: Path):
     from bench._common import start_server as start
 
+    env = {**os.environ, "CITETRAIN_SERVE_TOKEN": TOKEN}  # /health then counts the batches
     try:
-        return start([f"crossencoder:{path}", "--workers", str(workers), "--threads",
-                      str(max(1, threads // workers)), "--timeout", "600", *extra], log, 120)
+        return start([judge, "--workers", str(workers), "--threads", str(max(1, threads // workers)),
+                      "--timeout", "600", *extra], log, 180, env=env)
     except RuntimeError as exc:
         raise SystemExit(str(exc)) from None
 
 
-async def load(url: str, bodies: list[dict], clients: int, seconds: float) -> dict:
+def heavy_body(max_bytes: int, max_calls: int, max_items: int, records: int | None) -> dict:
+    """A request at the size cap within the work limits: costly records (every pair and triple
+    of 20 passages asked), as many as the NLI-call bound allows, padded to ``max_bytes``."""
+    from bench._common import heavy_record
+    from citetrain.serve.work import calls_per_statement
+
+    per_record = 2 * calls_per_statement(20)
+    n = min(records or max_items, max_items, max_calls // per_record)
+    recs = [heavy_record(f"heavy-{i}", 20, 2) for i in range(n)]
+    room = max_bytes - len(json.dumps({"records": recs})) - 1000
+    filler = " filler"
+    for rec in recs:  # the same words in every passage: longer premises, no new entailment
+        for doc in rec["docs"]:
+            doc["text"] += filler * max(0, room // (len(recs) * len(rec["docs"]) * len(filler)))
+    return {"records": recs}
+
+
+async def load(url: str, bodies: list[dict], clients: int, seconds: float,
+               heavy: dict | None = None) -> dict:
     import httpx
 
     latencies: list[float] = []
+    heavy_latencies: list[float] = []
     statuses: dict[int, int] = {}
     statements = 0
     stop = time.perf_counter() + seconds
+
+    async def post(http: httpx.AsyncClient, body: dict) -> tuple[int, float, dict | None]:
+        start = time.perf_counter()
+        try:
+            r = await http.post(f"{url}/score", json=body)
+            status, got = r.status_code, (r.json() if r.status_code == 200 else None)
+        except httpx.HTTPError:
+            status, got = -1, None
+        return status, time.perf_counter() - start, got
 
     async def client(k: int, http: httpx.AsyncClient) -> None:
         nonlocal statements
         i = k
         while time.perf_counter() < stop:
-            start = time.perf_counter()
-            try:
-                r = await http.post(f"{url}/score", json={"records": [bodies[i % len(bodies)]]})
-                status = r.status_code
-            except httpx.HTTPError:
-                status = -1
-            latencies.append(time.perf_counter() - start)
+            status, took, got = await post(http, {"records": [bodies[i % len(bodies)]]})
+            latencies.append(took)
             statuses[status] = statuses.get(status, 0) + 1
-            if status == 200:
-                statements += sum(len(rec["statements"]) for rec in r.json()["records"])
+            if got is not None:
+                statements += sum(len(rec["statements"]) for rec in got["records"])
             i += clients
 
+    async def heavy_client(http: httpx.AsyncClient) -> None:
+        while time.perf_counter() < stop:
+            status, took, _ = await post(http, heavy)
+            heavy_latencies.append(took)
+            if status != 200:
+                statuses[f"heavy {status}"] = statuses.get(f"heavy {status}", 0) + 1
+
     began = time.perf_counter()
-    limits = httpx.Limits(max_connections=clients)
-    async with httpx.AsyncClient(timeout=900, limits=limits) as http:
-        await asyncio.gather(*(client(k, http) for k in range(clients)))
+    limits = httpx.Limits(max_connections=clients + 1)
+    async with httpx.AsyncClient(timeout=900, limits=limits, headers=AUTH) as http:
+        before = (await http.get(f"{url}/health")).json()["batches"]
+        jobs = [client(k, http) for k in range(clients)] + ([heavy_client(http)] if heavy else [])
+        await asyncio.gather(*jobs)
+        batches = (await http.get(f"{url}/health")).json()["batches"] - before
     wall = time.perf_counter() - began
     q = statistics.quantiles(latencies, n=100) if len(latencies) > 1 else latencies * 99
     return {"requests": len(latencies), "wall": wall, "statements": statements,
-            "p50": statistics.median(latencies), "p99": q[98],
+            "p50": statistics.median(latencies), "p99": q[98], "heavy": heavy_latencies,
+            "batches": batches,
             "errors": sum(n for s, n in statuses.items() if s != 200), "statuses": statuses}
 
 
-def baseline(path: str, records, threads: int, options: dict) -> tuple[int, float]:
+def baseline(judge_name: str, records, threads: int, options: dict) -> tuple[int, float]:
     import torch
 
     from citetrain.judges.registry import make_judge
 
     torch.set_num_threads(threads)
-    judge = make_judge(f"crossencoder:{path}", progress=False, cache=False, **options)
+    judge = make_judge(judge_name, progress=False, cache=False, **options)
+    judge.score(records[:1], progress=False)  # warm: libraries loaded on first use, as the server
+    if getattr(judge, "engine", None) is not None:
+        judge.engine.forget()
     res = judge.score(records, progress=False)
     return res.statements, res.seconds
+
+
+def row(label: str, clients: int, out: dict) -> str:
+    line = (f"{label:<24}{clients:>8}{out['requests']:>9}{out['requests'] / out['wall']:>8.2f}"
+            f"{out['statements'] / out['wall']:>8.2f}{out['p50']:>8.2f}{out['p99']:>8.2f}"
+            f"{out['errors']:>7}")
+    line += f"  {out['batches']} batches, {out['wall'] / max(out['batches'], 1):.2f} s each"
+    if out["heavy"]:
+        line += (f"; heavy: {len(out['heavy'])} requests, median {statistics.median(out['heavy']):.1f} s")
+    return line + (f"  {out['statuses']}" if out["errors"] else "")
 
 
 def main() -> None:
@@ -94,42 +157,55 @@ def main() -> None:
     ap.add_argument("--workers", default="1", help="comma-separated worker counts, one row each")
     ap.add_argument("--threads", type=int, default=2, help="torch threads in all (split among workers)")
     ap.add_argument("--records", type=int, default=40)
+    ap.add_argument("--judge", help="the judge served, e.g. nli:lexical (default: the cross-encoder)")
     ap.add_argument("--crossencoder", help="a trained cross-encoder folder, or 'config' (MiniLM's "
                     "shape, random weights)")
     ap.add_argument("--dtype", help="fp32 (default) or int8, for the server and the baseline")
     ap.add_argument("--union-first", action="store_true")
     ap.add_argument("--subsets", choices=("all", "needed"), help="the judge's subset search "
                     "(default all; needed: the same ratings from fewer pairs)")
+    ap.add_argument("--heavy", action="store_true", help="a second row with one heavy client")
+    ap.add_argument("--heavy-records", type=int, help="records per heavy request (default: as many "
+                    "as --max-items and --max-nli-calls allow)")
+    ap.add_argument("--max-body-bytes", type=int, default=1_000_000, help="the server's size cap")
+    ap.add_argument("--max-nli-calls", type=int, default=250_000, help="the server's work limit")
     args = ap.parse_args()
 
     records, source = load_records(args.records)
     tmp = tempfile.TemporaryDirectory(prefix="citetrain-serve-bench-")
-    path, what = crossencoder_path(args.crossencoder, records, Path(tmp.name),
-                                   MINILM["num_hidden_layers"])
+    if args.judge:
+        judge, what = args.judge, args.judge
+    else:
+        path, what = crossencoder_path(args.crossencoder, records, Path(tmp.name),
+                                       MINILM["num_hidden_layers"])
+        judge = f"crossencoder:{path}"
     options = {k: v for k, v in (("dtype", args.dtype), ("union_first", args.union_first or None),
                                  ("subsets", args.subsets)) if v is not None}
     extra = ((["--dtype", args.dtype] if args.dtype else []) + (["--union-first"] if args.union_first else [])
-             + (["--subsets", args.subsets] if args.subsets else []))
+             + (["--subsets", args.subsets] if args.subsets else [])
+             + ["--max-body-bytes", str(args.max_body_bytes), "--max-nli-calls", str(args.max_nli_calls)])
     print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, torch threads "
-          f"{args.threads}; records: {source}; cross-encoder: {what}; {options or 'fp32'}")
-    n, secs = baseline(path, records, args.threads, options)
+          f"{args.threads}; records: {source}; judge: {what}; {options or 'fp32'}")
+    n, secs = baseline(judge, records, args.threads, options)
     print(f"\nbaseline, citetrain judge in one process: {n} statements in {secs:.1f} s = "
-          f"{n / secs:.2f} statements/s\n")
+          f"{n / secs:.2f} statements/s")
+    heavy = heavy_body(args.max_body_bytes, args.max_nli_calls, 64, args.heavy_records) if args.heavy else None
+    if heavy:
+        print(f"heavy request: {len(heavy['records'])} records, {len(json.dumps(heavy)):,} bytes")
     bodies = [r.to_dict() for r in records]
-    print(f"{'server':<24}{'clients':>8}{'requests':>9}{'req/s':>8}{'stmt/s':>8}{'p50 s':>8}"
-          f"{'p99 s':>8}{'errors':>7}")
+    print(f"\n{'server (light clients)':<24}{'clients':>8}{'requests':>9}{'req/s':>8}{'stmt/s':>8}"
+          f"{'p50 s':>8}{'p99 s':>8}{'errors':>7}")
     for workers in (int(w) for w in args.workers.split(",")):
         log = Path(f"/tmp/citetrain-serve-bench-{workers}.log")
-        proc, url = start_server(path, workers, args.threads, extra, log)
+        proc, url = start_server(judge, workers, args.threads, extra, log)
         try:
-            out = asyncio.run(load(url, bodies, args.clients, args.seconds))
+            for load_heavy in ((None, heavy) if heavy else (None,)):
+                out = asyncio.run(load(url, bodies, args.clients, args.seconds, load_heavy))
+                label = f"{workers} worker(s)" + (" + heavy" if load_heavy else "")
+                print(row(label, args.clients, out), flush=True)
         finally:
             proc.terminate()
-            proc.wait(timeout=30)
-        print(f"{f'{workers} worker(s)':<24}{args.clients:>8}{out['requests']:>9}"
-              f"{out['requests'] / out['wall']:>8.2f}{out['statements'] / out['wall']:>8.2f}"
-              f"{out['p50']:>8.2f}{out['p99']:>8.2f}{out['errors']:>7}"
-              + (f"  {out['statuses']}" if out["errors"] else ""))
+            proc.wait(timeout=60)
 
 
 if __name__ == "__main__":

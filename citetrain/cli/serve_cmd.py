@@ -3,13 +3,36 @@ from __future__ import annotations
 
 import argparse
 
-LIMITS = (("--max-body-bytes", int, "413 above this many bytes"),
-          ("--max-passages", int, "passages per record (422 above)"),
-          ("--max-items", int, "records or pairs per request (422 above)"),
-          ("--max-batch", int, "records or pairs scored in one batch, across clients"),
-          ("--wait-ms", float, "how long a request waits for others to batch with"),
-          ("--timeout", float, "seconds before a request gets 504"),
-          ("--threads", int, "torch threads per worker (default: cores / workers)"))
+# (flag, ServeConfig field, type, help): the limits, each with its default in the help
+LIMITS = (("--max-body-bytes", "max_body_bytes", int, "413 above this many bytes"),
+          ("--max-passages", "max_passages", int, "passages per record (422 above)"),
+          ("--max-items", "max_items", int, "records or pairs per request (422 above)"),
+          ("--max-statements", "max_statements", int, "statements of the responses per request "
+           "(422 above)"),
+          ("--max-marks", "max_marks", int, "citation ids in the responses' marks per request "
+           "(422 above)"),
+          ("--max-nli-calls", "max_nli_calls", int, "NLI calls per request: the pairs, or an "
+           "upper bound for records, counted before any call (422 above)"),
+          ("--max-batch", "max_batch", int, "records or pairs scored in one batch, across clients"),
+          ("--max-batch-calls", "max_batch_calls", int, "NLI calls in one batch, by the records' "
+           "upper bounds (a costlier record is a batch alone)"),
+          ("--wait-ms", "wait_ms", float, "how long a request waits for others to batch with"),
+          ("--max-queue", "max_queue", int, "records and pairs waiting across requests (503 "
+           "with Retry-After above)"),
+          ("--timeout", "timeout_s", float, "seconds before a request gets 504 and its batches "
+           "not yet started are dropped"),
+          ("--header-timeout", "header_timeout_s", float, "seconds to send a request's head "
+           "(408 and closed after)"),
+          ("--body-timeout", "body_timeout_s", float, "seconds to send a request's body (408 "
+           "after)"),
+          ("--keep-alive", "keep_alive_s", float, "seconds an idle connection stays open"),
+          ("--max-connections", "max_connections", int, "open connections (503 with Retry-After "
+           "above)"),
+          ("--grace", "grace_s", float, "on SIGTERM, seconds the batch in progress has to finish; "
+           "queued requests get 503"),
+          ("--threads", "threads", int, "torch threads per worker (default: cores / workers)"))
+OPTIONS = ("judge", "host", "port", "workers", "allow_hosts", "threads", "dtype", "union_first",
+           "subsets", "compile", "query_recall", "response_recall")
 
 
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
@@ -20,15 +43,22 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        description="Serve a judge (crossencoder:PATH, nli:NAME, generative:PATH) with "
                        "FastAPI + uvicorn: POST /score takes {\"records\": [...]} in any format citetrain "
                        "reads or {\"pairs\": [{\"passage\", \"statement\"}]} and returns what citetrain "
-                       "judge computes; requests of many clients are batched; GET /health.")
-    p.add_argument("judge", help="crossencoder:PATH | nli:NAME | generative:PATH")
+                       "judge computes; requests of many clients are batched fairly; GET /health. "
+                       "Every refusal is {\"error\": \"<one line>\"} with a 4xx (503 when overloaded).")
+    p.add_argument("judge", help="crossencoder:PATH | nli:NAME | generative:PATH | teacher:MODEL "
+                   "(teacher: only with a token: it spends your API key)")
     p.add_argument("--host", default=d["host"].default, help="default 127.0.0.1 (this machine only)")
     p.add_argument("--port", type=int, default=d["port"].default)
     p.add_argument("--workers", type=int, default=1, help="worker processes, each with the judge loaded once")
-    p.add_argument("--token", help=f"bearer token asked of every /score request (or ${ENV_TOKEN})")
-    for flag, kind, text in LIMITS:
-        key = "timeout_s" if flag == "--timeout" else flag[2:].replace("-", "_")
-        p.add_argument(flag, type=kind, default=d[key].default,
+    p.add_argument("--token-file", metavar="PATH", help="read the bearer token asked of every "
+                   f"/score request from PATH (or set ${ENV_TOKEN}); whitespace around it is dropped")
+    p.add_argument("--token", help="the bearer token itself (visible to every user in `ps`: prefer "
+                   f"--token-file or ${ENV_TOKEN})")
+    p.add_argument("--allow-host", dest="allow_hosts", action="append", default=[], metavar="NAME",
+                   help="a Host header name accepted besides the bound address and localhost "
+                   "(repeatable; '*' accepts any; others get 421)")
+    for flag, key, kind, text in LIMITS:
+        p.add_argument(flag, dest=key, type=kind, default=d[key].default,
                        help=f"{text} (default {d[key].default})")
     p.add_argument("--dtype", help="crossencoder / nli: fp32, bf16, fp16 or int8")
     p.add_argument("--union-first", action="store_true", default=None,
@@ -46,22 +76,21 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-
     from pydantic import ValidationError
 
     from citetrain.errors import CitetrainError
-    from citetrain.serve.config import ENV_TOKEN, ServeConfig
-    from citetrain.serve.run import serve
+    from citetrain.serve.config import ServeConfig
+    from citetrain.serve.run import read_token, serve
 
-    fields = {k: getattr(args, k) for k in ("judge", "host", "port", "workers", "max_body_bytes",
-                                            "max_passages", "max_items", "max_batch", "wait_ms",
-                                            "threads", "dtype", "union_first", "subsets", "compile",
-                                            "query_recall", "response_recall")}
+    fields = {k: getattr(args, k) for k in OPTIONS}
+    fields.update({key: getattr(args, key) for _, key, _, _ in LIMITS})
+    flags = {key: flag for flag, key, _, _ in LIMITS}
+    token = read_token(args.token, args.token_file)
     try:
-        config = ServeConfig(**fields, timeout_s=args.timeout,
-                             token=args.token or os.environ.get(ENV_TOKEN) or None)
+        config = ServeConfig(**fields, token=token)
     except ValidationError as exc:
         err = exc.errors()[0]
-        raise CitetrainError(f"--{'-'.join(map(str, err['loc'])).replace('_', '-')}: {err['msg']}") from None
+        key = str(err["loc"][0]) if err["loc"] else "max_queue"  # the one check across fields
+        where = flags.get(key) or f"--{key.replace('_', '-')}"
+        raise CitetrainError(f"{where}: {err['msg'].removeprefix('Value error, ')}") from None
     return serve(config)

@@ -83,13 +83,16 @@ class ScoreResponse(BaseModel):
 
 
 class Health(BaseModel):
-    """The worker that answered: its judge, process and how many batches it scored."""
+    """The worker is up with its judge; with the bearer token, also its judge, process, batches
+    scored and items waiting (without it, ``status`` alone)."""
 
     status: Literal["ok"]
-    judge: str = Field(description="the judge's name and version")
-    pid: int = Field(description="the worker's process id")
-    uptime_s: float = Field(description="seconds since the worker started")
-    batches: int = Field(description="model batches scored so far")
+    judge: str | None = Field(None, description="the judge's name and version (with the token)")
+    pid: int | None = Field(None, description="the worker's process id (with the token)")
+    uptime_s: float | None = Field(None, description="seconds since the worker started (with the "
+                                   "token)")
+    batches: int | None = Field(None, description="model batches scored so far (with the token)")
+    queued: int | None = Field(None, description="records and pairs waiting (with the token)")
 
 
 class Refusal(BaseModel):
@@ -115,10 +118,18 @@ def _inline(schema: dict[str, Any]) -> dict[str, Any]:
     return walk(schema)
 
 
-_REFUSALS = {400: "body is not UTF-8 JSON", 401: "missing or wrong bearer token (when --token is set)",
-             413: "body over --max-body-bytes", 422: "a body, record or pair that cannot be scored",
+_REFUSALS = {400: "body is not UTF-8 JSON this server reads (nested too deeply, an integer past "
+                  "the digit limit, NaN, a lone surrogate), or malformed HTTP",
+             401: "missing or wrong bearer token (when a token is set)",
+             408: "request head or body not received within --header-timeout / --body-timeout",
+             413: "body over --max-body-bytes", 415: "Content-Type is not application/json",
+             421: "the Host header names neither this server nor an --allow-host name",
+             422: "a body, record or pair that cannot be scored, or more work than --max-items, "
+                  "--max-passages, --max-statements, --max-marks or --max-nli-calls allow",
              500: "the judge failed on this request (the server goes on)",
-             504: "not scored within --timeout seconds"}
+             503: "queue full (--max-queue) or too many connections (--max-connections), with "
+                  "Retry-After; or shutting down",
+             504: "not scored within --timeout seconds (its batches not yet started are dropped)"}
 
 SCORE_ROUTE: dict[str, Any] = {
     "summary": "Score records or pairs with the judge",
@@ -128,7 +139,8 @@ SCORE_ROUTE: dict[str, Any] = {
         "schema": _inline(ScoreRequest.model_json_schema())}}}},
 }
 HEALTH_ROUTE: dict[str, Any] = {
-    "summary": "Whether the judge is loaded (no token needed)",
+    "summary": "Whether the judge is loaded (no token needed; with it, more)",
     "response_model": None,
-    "responses": {200: {"model": Health, "description": "the worker is up with its judge"}},
+    "responses": {200: {"model": Health, "description": "the worker is up with its judge"},
+                  503: {"model": Refusal, "description": "the server is shutting down"}},
 }

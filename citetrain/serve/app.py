@@ -1,121 +1,185 @@
 """The judge's HTTP app (FastAPI, served by uvicorn): ``POST /score`` and ``GET /health``.
 
-The judge is loaded once per worker, when the worker starts (``lifespan``). ``/score`` checks the
-bearer token (401), the body size (413, from ``Content-Length`` or while reading), the body itself
-(:mod:`citetrain.serve.bodies`: 400 / 422), hands the items to the batcher of their kind and waits
-at most ``timeout_s`` (504). Every refusal is ``{"error": "<one line>"}``; an error inside the judge
-is a 500 with one line, and the server goes on. ``/health`` needs no token and says whether the
-judge is loaded.
+The judge is loaded once per worker, when the worker starts (``lifespan``). Every route checks the
+Host header (421, :mod:`citetrain.serve.guards`). ``/score`` checks the bearer token (401), the
+content type (415), reads the body under a size cap (413) and a deadline (408), reads it
+(:mod:`citetrain.serve.bodies`: 400 / 422) and bounds its work (:mod:`citetrain.serve.work`: 422)
+in a thread, hands the items to the fair batcher (:mod:`citetrain.serve.batcher`; 503 with
+``Retry-After`` when its queue is full) and waits at most ``timeout_s`` (504; the request's
+batches not yet started are dropped). Every refusal, unknown paths and methods included, is
+``{"error": "<one line>"}``; an error inside the judge is a 500 with one line, and the server goes
+on. ``/health`` says only ``{"status": "ok"}``, more with the token, and 503 while shutting down.
 """
 from __future__ import annotations
 
 import asyncio
-import hmac
 import os
+import re
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
 
-from fastapi import FastAPI, Request
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 
 from citetrain.serve.api import HEALTH_ROUTE, SCORE_ROUTE
-from citetrain.serve.batcher import Batcher
+from citetrain.serve.batcher import Batcher, Draining, Overloaded
 from citetrain.serve.bodies import RequestError, parse_body
 from citetrain.serve.config import ServeConfig
-from citetrain.serve.scoring import score_pairs, score_records
+from citetrain.serve.guards import (
+    CLOSE,
+    RETRY_AFTER_S,
+    allowed_hosts,
+    check_content_type,
+    check_host,
+    check_token,
+    read_body,
+    token_matches,
+)
+from citetrain.serve.scoring import score_pairs, score_records, warm_up
+from citetrain.serve.work import check_work
+
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
+SHUTTING_DOWN = "the server is shutting down; retry later"
 
 
 def load_judge(config: ServeConfig) -> Any:
-    """The judge of ``config``, with the worker's share of the cores, no cache, no bars."""
-    import torch
+    """The judge of ``config``, with the worker's share of the cores, no cache, no bars (torch
+    is not imported for a judge without a model, such as ``nli:lexical``), warmed up."""
+    import sys
 
     from citetrain.io.console import quiet_libraries
     from citetrain.judges.registry import make_judge
 
-    quiet_libraries(None)  # no weight bars or library warnings per worker (--verbose shows them)
-    torch.set_num_threads(config.threads or max(1, (os.cpu_count() or 1) // config.workers))
-    return make_judge(config.judge, progress=False, cache=False, **config.judge_options())
+    if config.judge != "nli:lexical":  # the model-free judge: no library to quiet, no torch import
+        quiet_libraries(None)  # no weight bars or library warnings per worker (--verbose shows them)
+    judge = make_judge(config.judge, progress=False, cache=False, **config.judge_options())
+    torch = sys.modules.get("torch")
+    if torch is not None:
+        torch.set_num_threads(config.threads or max(1, (os.cpu_count() or 1) // config.workers))
+    warm_up(judge)
+    return judge
 
 
-def create_app(config: ServeConfig, judge: Any = None):
+def one_line(text: str, limit: int = 300) -> str:
+    """``text`` on one line, at most ``limit`` characters, with any URL replaced by ``<url>``."""
+    text = " ".join(_URL.sub("<url>", text).split())
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def refusal(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    return JSONResponse({"error": one_line(message)}, status_code=status, headers=headers)
+
+
+def parse_request(body: bytes, config: ServeConfig, judge: Any) -> tuple[str, list[Any], list[int]]:
+    """The body's items and their costs, refused (400 / 422) before any NLI call when they
+    cannot be scored."""
+    kind, items = parse_body(body, config)
+    if kind == "pairs" and getattr(judge, "engine", None) is None:
+        raise RequestError(422, f"judge {judge.name} rates records, not bare pairs")
+    return kind, items, check_work(kind, items, config, judge)
+
+
+def create_app(config: ServeConfig, judge: Any = None) -> FastAPI:
     """The app for ``config``; ``judge`` (already loaded) is used instead of loading one."""
+    hosts = allowed_hosts(config)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI):
         loaded = judge if judge is not None else await asyncio.to_thread(load_judge, config)
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge")
-        batchers = {kind: Batcher(partial(fn, loaded), max_batch=config.max_batch,
-                                  wait_s=config.wait_ms / 1000, executor=executor)
-                    for kind, fn in (("records", score_records), ("pairs", score_pairs))}
-        for b in batchers.values():
-            b.start()
-        app.state.judge, app.state.batchers, app.state.started = loaded, batchers, time.time()
-        yield
-        for b in batchers.values():
-            await b.stop()
+        batcher = Batcher({"records": partial(score_records, loaded),
+                           "pairs": partial(score_pairs, loaded)},
+                          max_batch=config.max_batch, wait_s=config.wait_ms / 1000,
+                          executor=executor, max_queue=config.max_queue,
+                          max_cost=config.max_batch_calls)
+        batcher.start()
+        app.state.judge, app.state.batcher, app.state.started = loaded, batcher, time.time()
+        yield {"guard": config, "drain": batcher.drain}  # read by citetrain.serve.protocol
+        await batcher.stop()
         executor.shutdown(wait=False, cancel_futures=True)
 
-    app = FastAPI(title="citetrain judge", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  openapi_url=None)
+    async def host_guard(request: Request) -> None:
+        check_host(request.headers.get("host"), hosts)
 
-    @app.exception_handler(RequestError)
-    async def refused(request: Request, exc: RequestError) -> JSONResponse:
-        return JSONResponse({"error": exc.message}, status_code=exc.status)
+    app = FastAPI(title="citetrain judge", lifespan=lifespan, docs_url=None, redoc_url=None,
+                  openapi_url=None, redirect_slashes=False,
+                  dependencies=[Depends(host_guard)])
+    _add_handlers(app)
 
     @app.get("/health", **HEALTH_ROUTE)
-    async def health(request: Request) -> dict[str, Any]:
+    async def health(request: Request) -> Any:
         state = request.app.state
+        if state.batcher.draining:
+            return refusal(503, SHUTTING_DOWN, CLOSE)
+        if not token_matches(request.headers.get("authorization"), config.token):
+            return {"status": "ok"}
         return {"status": "ok", "judge": state.judge.name, "pid": os.getpid(),
-                "uptime_s": round(time.time() - state.started, 1),
-                "batches": len(state.batchers["records"].batches) + len(state.batchers["pairs"].batches)}
+                "uptime_s": round(time.time() - state.started, 1), "batches": state.batcher.batches,
+                "queued": state.batcher.queued}
 
     @app.post("/score", **SCORE_ROUTE)
     async def score(request: Request) -> JSONResponse:
         check_token(request.headers.get("authorization"), config.token)
-        body = await read_capped(request, config.max_body_bytes)
-        kind, items = parse_body(body, config)
+        check_content_type(request.headers.get("content-type"))
+        body = await read_body(request, config.max_body_bytes, config.body_timeout_s)
         state = request.app.state
-        if kind == "pairs" and getattr(state.judge, "engine", None) is None:
-            raise RequestError(422, f"judge {state.judge.name} rates records, not bare pairs")
-        try:
-            results = await asyncio.wait_for(state.batchers[kind].submit(items), config.timeout_s)
-        except (asyncio.TimeoutError, TimeoutError):
-            raise RequestError(504, f"not scored within {config.timeout_s:g} s (--timeout)") from None
-        except Exception as exc:  # the judge failed on this request: one line, the server goes on
-            text = " ".join(str(exc).split()) or type(exc).__name__
-            return JSONResponse({"error": f"internal error: {type(exc).__name__}: {text}"[:500]},
-                                status_code=500)
-        return JSONResponse({"judge": state.judge.name, kind: results})
+        kind, items, costs = await run_in_threadpool(parse_request, body, config, state.judge)
+        return await _scored(state, kind, items, costs, config.timeout_s)
 
     return app
 
 
-def check_token(header: str | None, token: str | None) -> None:
-    """401 unless ``header`` is ``Bearer <token>`` (when a token is set)."""
-    if token is None:
-        return
-    scheme, _, given = (header or "").partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode(), token.encode()):
-        raise RequestError(401, "missing or wrong bearer token (Authorization: Bearer TOKEN)")
+async def _scored(state: Any, kind: str, items: list[Any], costs: list[int],
+                  timeout_s: float) -> JSONResponse:
+    """The batcher's answer for ``items`` as a response (or the refusal that replaces it)."""
+    batcher: Batcher = state.batcher
+    try:
+        results = await asyncio.wait_for(batcher.submit(kind, items, costs), timeout_s)
+    except Overloaded as exc:
+        return refusal(503, f"overloaded: {exc}; retry later", {"Retry-After": str(RETRY_AFTER_S)})
+    except Draining:
+        return refusal(503, SHUTTING_DOWN, CLOSE)
+    except (asyncio.TimeoutError, TimeoutError):
+        return refusal(504, f"not scored within {timeout_s:g} s (--timeout)")
+    except asyncio.CancelledError:
+        if batcher.draining:  # the grace period ran out: answered, not logged as a fault
+            return refusal(503, SHUTTING_DOWN, CLOSE)
+        raise
+    except Exception as exc:  # the judge failed on this request: one line, the server goes on
+        text = str(exc) or type(exc).__name__
+        return refusal(500, f"internal error: {type(exc).__name__}: {text}")
+    return JSONResponse({"judge": state.judge.name, kind: results})
 
 
-async def read_capped(request: Any, cap: int) -> bytes:
-    """The body, or 413 as soon as it is known to exceed ``cap`` bytes."""
-    declared = request.headers.get("content-length")
-    if declared is not None and declared.isdigit() and int(declared) > cap:
-        raise RequestError(413, f"body of {int(declared)} bytes; at most {cap} (--max-body-bytes)")
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > cap:
-            raise RequestError(413, f"body over {cap} bytes (--max-body-bytes)")
-        chunks.append(chunk)
-    return b"".join(chunks)
+def _add_handlers(app: FastAPI) -> None:
+    """Every refusal FastAPI or Starlette makes, as ``{"error": "<one line>"}``."""
+
+    @app.exception_handler(RequestError)
+    async def refused(request: Request, exc: RequestError) -> JSONResponse:
+        return refusal(exc.status, exc.message, exc.headers)
+
+    @app.exception_handler(HTTPException)
+    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+        what = {404: "no such route", 405: "method not allowed"}.get(exc.status_code, exc.detail)
+        path = request.scope.get("path", "")[:80]
+        return refusal(exc.status_code, f"{what}: {request.method} {path} (routes: POST /score, "
+                       "GET /health)", exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+        return refusal(422, f"invalid request: {exc.errors()[0].get('msg', '')}")
+
+    @app.exception_handler(Exception)
+    async def fault(request: Request, exc: Exception) -> JSONResponse:  # a bug here: logged too
+        return refusal(500, f"internal error: {type(exc).__name__}: {exc}")
 
 
-def app_from_env():
+def app_from_env() -> FastAPI:
     """uvicorn's factory for each worker process: the config from ``CITETRAIN_SERVE_CONFIG``."""
     return create_app(ServeConfig.from_env())

@@ -10,7 +10,7 @@ import json
 import os
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 ENV_CONFIG = "CITETRAIN_SERVE_CONFIG"
 ENV_TOKEN = "CITETRAIN_SERVE_TOKEN"
@@ -22,7 +22,8 @@ class ServeConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
 
     judge: str
-    """The judge served: crossencoder:PATH, nli:NAME or generative:PATH."""
+    """The judge served: crossencoder:PATH, nli:NAME, generative:PATH or (with a token only)
+    teacher:MODEL."""
     host: str = "127.0.0.1"
     """Address listened on (127.0.0.1: this machine only)."""
     port: int = Field(8000, ge=0, le=65535)
@@ -30,19 +31,47 @@ class ServeConfig(BaseModel):
     workers: int = Field(1, ge=1)
     """Worker processes, each with the judge loaded once."""
     token: str | None = None
-    """Bearer token every /score request must carry (null: none asked for)."""
+    """Bearer token every /score request must carry (null: none asked for); surrounding
+    whitespace is dropped, a blank token is an error."""
+    allow_hosts: list[str] = Field(default_factory=list)
+    """Host header names accepted besides the bound address, localhost, 127.0.0.1 and [::1]
+    ("*": any; the check guards against DNS rebinding)."""
     max_body_bytes: int = Field(1_000_000, ge=1)
     """Largest request body; above it, 413."""
     max_passages: int = Field(100, ge=1)
     """Most passages per record; above it, 422."""
     max_items: int = Field(64, ge=1)
     """Most records or pairs per request; above it, 422."""
+    max_statements: int = Field(2000, ge=1)
+    """Most statements (sentences of the responses) per request; above it, 422."""
+    max_marks: int = Field(5000, ge=1)
+    """Most citation ids in the responses' marks per request; above it, 422."""
+    max_nli_calls: int = Field(250_000, ge=1)
+    """Most NLI calls per request: the pairs sent, or for records an upper bound on the judge's
+    calls counted from their statements and passages before any is made; above it, 422."""
     max_batch: int = Field(32, ge=1)
     """Records (or pairs) scored in one model batch."""
+    max_batch_calls: int = Field(10_000, ge=1)
+    """Most NLI calls in one batch by the records' upper bounds (a record above it is a batch
+    alone): a batch of costly records lasts about as long as any other."""
     wait_ms: float = Field(10.0, ge=0)
     """How long the first request of a batch waits for others."""
+    max_queue: int = Field(1024, ge=1)
+    """Most records and pairs waiting to be scored, across requests; above it, 503 with
+    Retry-After."""
     timeout_s: float = Field(60.0, gt=0)
-    """Seconds a request waits to be scored; after them, 504."""
+    """Seconds a request waits to be scored; after them, 504, and its batches not yet started
+    are dropped."""
+    header_timeout_s: float = Field(10.0, gt=0)
+    """Seconds a connection has to send a request's head; after them, 408 and closed."""
+    body_timeout_s: float = Field(30.0, gt=0)
+    """Seconds a request has to send its body; after them, 408 and closed."""
+    keep_alive_s: float = Field(5.0, gt=0)
+    """Seconds an idle kept-alive connection stays open."""
+    max_connections: int = Field(100, ge=1)
+    """Most open connections; a request beyond them gets 503 with Retry-After."""
+    grace_s: float = Field(10.0, ge=0)
+    """On SIGTERM: seconds the batch in progress has to finish (queued requests get 503 at once)."""
     threads: int | None = Field(None, ge=1)
     """Torch threads per worker (null: the cores shared out among the workers)."""
     dtype: str | None = None
@@ -61,6 +90,22 @@ class ServeConfig(BaseModel):
     response_recall: float | None = Field(None, ge=0, le=1)
     """crossencoder / nli: the same against the earlier statements (null: 0.8; 0 and 0: the NLI
     alone decides)."""
+
+    @field_validator("token")
+    @classmethod
+    def _token(cls, value: str | None) -> str | None:
+        if value is not None:
+            value = value.strip()
+            if not value:
+                raise ValueError("a blank token would let anyone in; give a token or none")
+        return value
+
+    @model_validator(mode="after")
+    def _queue_holds_a_request(self) -> ServeConfig:
+        if self.max_queue < self.max_items:
+            raise ValueError(f"max_queue ({self.max_queue}) must hold one request of max_items "
+                             f"({self.max_items})")
+        return self
 
     def judge_options(self) -> dict:
         """The options :func:`citetrain.judges.registry.make_judge` takes for this judge."""

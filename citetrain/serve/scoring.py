@@ -13,7 +13,7 @@ from collections import defaultdict
 from typing import Any, Sequence
 
 from citetrain.nli.base import Pair
-from citetrain.records import Record
+from citetrain.records import Doc, Record
 
 LEVELS = ("supported", "partially_supported", "not_supported")
 
@@ -59,6 +59,16 @@ def score_pairs(judge: Any, pairs: Sequence[Pair]) -> list[dict[str, Any]]:
             row["level"] = LEVELS[max(range(3), key=lambda i: r.support[i])]
         out.append(row)
     return out
+
+
+def warm_up(judge: Any) -> None:
+    """Score one small record with an NLI judge, so that the first client does not wait for the
+    libraries its engine imports on first use (nothing is remembered afterwards)."""
+    if getattr(judge, "engine", None) is None:  # a generative or teacher judge: no free warm-up
+        return
+    score_records(judge, [Record(id="warm-up", question="Where is Paris?", output="Paris is in "
+                                 "France [1].", docs=[Doc(title="Paris", text="Paris is the "
+                                                          "capital of France.")])])
 
 
 def _forget(judge: Any) -> None:

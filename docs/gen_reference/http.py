@@ -91,9 +91,11 @@ def render() -> str:
     doc = openapi()
     header = (f"# HTTP API\n\n`citetrain serve` serves a judge over HTTP ({doc['info']['title']} "
               f"{doc['info']['version']}, OpenAPI {doc['openapi']}). This page is generated from "
-              "the app's OpenAPI schema (`citetrain.serve.app.create_app(...).openapi()`). With "
-              "`--token`, `POST /score` needs `Authorization: Bearer TOKEN`. Every refusal is "
-              "`{\"error\": \"<one line>\"}`.\n")
+              "the app's OpenAPI schema (`citetrain.serve.app.create_app(...).openapi()`). With a "
+              "token (`--token-file`, `$CITETRAIN_SERVE_TOKEN` or `--token`), `POST /score` needs "
+              "`Authorization: Bearer TOKEN`. Bodies are `application/json`; the Host header must "
+              "name the server (`--allow-host`). Every refusal is `{\"error\": \"<one line>\"}` "
+              "with a 4xx status; 503 (overload, shutting down) and 504 (`--timeout`) too.\n")
     ops = [operation_section(path, method, op) for path, methods in doc["paths"].items()
            for method, op in methods.items()]
     comps = [component_section(n, s) for n, s in doc.get("components", {}).get("schemas", {}).items()]

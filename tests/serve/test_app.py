@@ -1,5 +1,7 @@
 """The judge app in process (FastAPI's TestClient): the token, the body cap, the timeout, a judge
-that fails, and the health route; the server answers the next request after each refusal."""
+that fails, and the health route; the server answers the next request after each refusal. Then
+the guards: Host, content type, unknown routes and methods, the work limits, a full queue and a
+timed-out request whose remaining batches are dropped."""
 import json
 import time
 
@@ -36,7 +38,8 @@ class SlowOrBrokenJudge:
 def client(judge=None, **settings) -> TestClient:
     config = ServeConfig(judge="nli:lexical", **settings)
     return TestClient(create_app(config, judge=judge or make_judge("nli:lexical", progress=False,
-                                                                   cache=False)))
+                                                                   cache=False)),
+                      base_url="http://localhost:8000")
 
 
 def test_records_and_pairs_are_scored_as_the_judge_scores_them():
@@ -54,8 +57,8 @@ def test_records_and_pairs_are_scored_as_the_judge_scores_them():
         assert p.status_code == 200
         assert p.json()["pairs"][0]["expected"] == judge.engine.score(
             [(RECORD["docs"][0]["text"], "Paris is in France.")])[0]
-        h = c.get("/health").json()
-        assert h["status"] == "ok" and h["batches"] == 2
+        assert c.get("/health").json() == {"status": "ok"}  # no token: nothing more
+        assert c.app.state.batcher.batches == 2
 
 
 def test_a_token_is_asked_for_when_set():
@@ -65,7 +68,9 @@ def test_a_token_is_asked_for_when_set():
             assert r.status_code == 401 and "bearer token" in r.json()["error"]
         ok = c.post("/score", json={"records": [RECORD]}, headers={"Authorization": "Bearer s3cret"})
         assert ok.status_code == 200
-        assert c.get("/health").status_code == 200  # health needs no token
+        assert c.get("/health").json() == {"status": "ok"}  # health needs no token, says no more
+        h = c.get("/health", headers={"Authorization": "Bearer s3cret"}).json()
+        assert h["judge"].startswith("nli:lexical") and h["batches"] == 1 and h["queued"] == 0
 
 
 def test_bodies_over_the_cap_are_refused_declared_or_streamed():
@@ -78,7 +83,7 @@ def test_bodies_over_the_cap_are_refused_declared_or_streamed():
             for i in range(0, len(big), 100):
                 yield big[i:i + 100]
 
-        r = c.post("/score", content=chunks())
+        r = c.post("/score", content=chunks(), headers={"Content-Type": "application/json"})
         assert r.status_code == 413 and "body over 1000 bytes" in r.json()["error"]
         assert c.post("/score", json={"records": [RECORD]}).status_code == 200
 
@@ -161,3 +166,119 @@ def test_context_gates_reach_the_served_judge():
     assert make_judge("nli:lexical", progress=False, cache=False, **needed).subsets == "needed"
     with pytest.raises(pydantic.ValidationError, match="subsets"):
         ServeConfig(judge="nli:lexical", subsets="some")
+
+
+def test_every_refusal_is_one_line_of_json_unknown_routes_and_methods_too():
+    with client() as c:
+        for r, status in ((c.get("/nowhere"), 404), (c.get("/score"), 405), (c.delete("/health"), 405),
+                          (c.post("/score/", json={"records": [RECORD]}), 404),
+                          (c.options("/score"), 405)):
+            assert r.status_code == status and list(r.json()) == ["error"], r.text
+            assert "\n" not in r.json()["error"] and "routes: POST /score" in r.json()["error"]
+        assert c.post("/score", json={"records": [RECORD]}).status_code == 200
+
+
+@pytest.mark.parametrize("content_type, status", [
+    (None, 415), ("text/plain", 415), ("application/x-www-form-urlencoded", 415),
+    ("multipart/form-data; boundary=x", 415), ("application/json; charset=latin-1", 415),
+    ("application/json", 200), ("Application/JSON; charset=UTF-8", 200)])
+def test_only_json_bodies_are_read(content_type, status):
+    """A page may post text/plain or a form without the browser's preflight: never read."""
+    headers = {"Content-Type": content_type} if content_type else {}
+    with client() as c:
+        r = c.post("/score", content=json.dumps({"records": [RECORD]}), headers=headers)
+        assert r.status_code == status, r.text
+        if status == 415:
+            assert r.json()["error"].endswith("send application/json (UTF-8)")
+
+
+@pytest.mark.parametrize("host, status", [
+    ("localhost", 200), ("localhost:8000", 200), ("127.0.0.1:9", 200), ("[::1]:8000", 200),
+    ("LOCALHOST.", 200), ("attacker.example", 421), ("attacker.example:8000", 421),
+    ("127.0.0.1.attacker.example", 421), ("[", 421), ("judge.lan", 200)])
+def test_the_host_header_must_name_this_server(host, status):
+    """DNS rebinding: a page on attacker.example that resolves to 127.0.0.1 sends its own name."""
+    with client(allow_hosts=["judge.lan"]) as c:
+        r = c.post("/score", json={"records": [RECORD]}, headers={"Host": host})
+        assert r.status_code == status, r.text
+        assert c.get("/health", headers={"Host": host}).status_code == status
+        if status == 421:
+            assert "--allow-host" in r.json()["error"]
+    with client(allow_hosts=["*"]) as c:
+        assert c.get("/health", headers={"Host": "anything.example"}).status_code == 200
+
+
+def test_work_is_bounded_before_any_nli_call():
+    judge = make_judge("nli:lexical", progress=False, cache=False)
+    marks = {**RECORD, "output": "Paris is the capital of France " + "[1]" * 150 + "."}
+    many = {**RECORD, "output": "Paris is in France [1]. " * 30}
+    wide = {**RECORD, "docs": RECORD["docs"] * 20}
+    with client(judge, max_marks=100, max_statements=40, max_nli_calls=5000) as c:
+        cases = [({"records": [marks]}, "150 citation ids in the responses' marks; at most 100 per "
+                  "request (--max-marks)"),
+                 ({"records": [many, many]}, "60 statements in the responses; at most 40 per request "
+                  "(--max-statements)"),
+                 ({"records": [{**RECORD, "output": "Yes. " * 100}]}, "101 sentence ends in the "
+                  "responses; at most 40 statements per request (--max-statements)"),
+                 ({"records": [{**wide, "output": "Paris is big [1]. " * 4}]}, "up to 5584 NLI "
+                  "calls for these statements and passages; at most 5000 per request "
+                  "(--max-nli-calls): send fewer"),
+                 ({"records": [{**RECORD, "output": "A [" + "9" * 5000 + "]."}]},
+                  "record 'r1': a citation mark's id has 5000 digits; at most 18")]
+        for body, message in cases:
+            r = c.post("/score", json=body)
+            assert (r.status_code, r.json()) == (422, {"error": message})
+        assert judge.engine.stats.model_pairs == 0  # refused before any call
+        assert c.post("/score", json={"records": [many]}).status_code == 200
+    with client(judge, max_nli_calls=3, max_items=10) as c:
+        r = c.post("/score", json={"pairs": [["p", "s"]] * 4})
+        assert r.status_code == 422 and r.json()["error"].startswith("4 pairs; at most 3 per request")
+
+
+def test_a_full_queue_answers_503_with_retry_after():
+    with client(SlowOrBrokenJudge(), max_queue=2, max_items=2, max_batch=1, wait_ms=0) as c:
+        from concurrent.futures import ThreadPoolExecutor
+
+        slow = {"records": [{**RECORD, "output": "slow [1]."}] * 2}
+        with ThreadPoolExecutor(3) as pool:
+            first = pool.submit(c.post, "/score", json=slow)
+            time.sleep(0.3)  # the first batch runs; one record waits
+            second = pool.submit(c.post, "/score", json=slow)
+            refused = second.result()
+            assert first.result().status_code == 200
+        assert refused.status_code == 503 and refused.headers["retry-after"] == "1"
+        assert refused.json()["error"].startswith("overloaded: 1 items waiting; at most 2 (--max-queue)")
+
+
+def test_a_timed_out_request_leaves_the_judge_to_the_next_one():
+    """--timeout 0.3 against 20 records of 0.6 s per batch of 2: the client gets its 504 and the
+    judge stops after the batch in progress; a request sent then is answered in about a batch."""
+    judge = SlowOrBrokenJudge()
+    seen = []
+    inner = judge.score
+
+    def counting(records, *, progress=True):
+        seen.append(len(records))
+        return inner(records, progress=progress)
+
+    judge.score = counting
+    with client(judge, timeout_s=1.0, max_batch=2, wait_ms=0) as c:
+        r = c.post("/score", json={"records": [{**RECORD, "output": "slow [1]."}] * 20})
+        assert r.status_code == 504 and r.json() == {"error": "not scored within 1 s (--timeout)"}
+        start = time.monotonic()
+        assert c.post("/score", json={"records": [RECORD]}).status_code == 200
+        assert time.monotonic() - start < 1.5  # at most the batch in progress, then its own
+        assert sum(seen) < 20 and len(seen) <= 4
+
+
+def test_a_fault_of_the_server_is_a_500_in_one_line_of_json():
+    app = create_app(ServeConfig(judge="nli:lexical"), judge=make_judge("nli:lexical", progress=False,
+                                                                        cache=False))
+
+    @app.get("/boom")
+    async def boom():
+        raise RuntimeError("a bug\nin two lines")
+
+    with TestClient(app, base_url="http://localhost", raise_server_exceptions=False) as c:
+        r = c.get("/boom")
+        assert r.status_code == 500 and r.json() == {"error": "internal error: RuntimeError: a bug in two lines"}

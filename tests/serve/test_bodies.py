@@ -56,3 +56,40 @@ def test_every_refusal_is_one_line_with_its_status(raw, status, message):
     assert err.value.status == status
     assert err.value.message.startswith(message), err.value.message
     assert "\n" not in err.value.message
+
+
+@pytest.mark.parametrize("raw, message", [
+    (b"[" * 100_000 + b"]" * 100_000, "body is not JSON this server reads: nested too deeply"),
+    (b'{"pairs": [["p", "s"]], "n": ' + b"9" * 5000 + b"}",
+     "body is not JSON this server reads: an integer has more than 4300 digits"),
+    (b'{"pairs": [["p", "s"]], "n": 1e999}', "body is not JSON this server reads: number 1e999 is out of range"),
+    (b'{"pairs": [["p", "s"]], "n": NaN}', "body is not JSON this server reads: NaN is not a JSON number"),
+    (b'{"pairs": [["p", "s"]], "n": -Infinity}', "body is not JSON this server reads: -Infinity is not"),
+    (b'{"pairs": [["p\\ud800", "s"]]}', "body is not valid Unicode: a lone surrogate in pairs[0][0]"),
+    (b'{"records": [{"id": "\\udfff", "question": "q", "docs": []}]}',
+     "body is not valid Unicode: a lone surrogate in records[0].id"),
+    (b'{"pairs": [["p", "s"]], "\\ud800": 1}', "body is not valid Unicode: a lone surrogate in a key of body"),
+    (b'{"pairs": [["p\xed\xa0\x80", "s"]]}', "body is not UTF-8 JSON: invalid continuation byte"),
+    (b'\xef\xbb\xbf{"pairs": [["p", "s"]]}', "body is not JSON: Unexpected UTF-8 BOM"),
+])
+def test_hostile_json_is_a_400_in_one_line(raw, message):
+    """Deep nesting, numbers past Python's digit limit or float range, NaN, lone surrogates
+    (escaped or as bytes): each a 400 naming the problem, none an exception of the parser's."""
+    with pytest.raises(RequestError) as err:
+        parse_body(raw, CONFIG)
+    assert err.value.status == 400
+    assert err.value.message.startswith(message), err.value.message
+    assert "\n" not in err.value.message
+
+
+def test_escaped_backslashes_and_surrogate_pairs_are_fine():
+    kind, got = parse_body(b'{"pairs": [["a \\\\ud800 b", "\\ud83d\\ude00"]]}', CONFIG)
+    assert got == [("a \\ud800 b", "\U0001F600")]
+
+
+def test_a_number_past_the_digit_limit_inside_a_record_is_a_422():
+    item = {"question": "q", "summary": "x", "source" + "1" * 5000: "text"}
+    with pytest.raises(RequestError) as err:
+        parse_body(body({"records": [item], "format": "quotesum"}), CONFIG)
+    assert err.value.status == 422
+    assert err.value.message == "records[0]: an integer has more than 4300 digits"

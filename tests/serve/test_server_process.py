@@ -77,9 +77,10 @@ def test_the_server_scores_as_citetrain_judge_and_refuses_bad_requests(judge_mod
                   for row in rec["statements"]]
         assert same(served, cli_rows, rel=1e-6, abs_=1e-7)
         assert same(answers[0].json(), answers[len(answers) // 2].json(), rel=1e-6, abs_=1e-7)  # repeatable
-        assert httpx.get(f"{url}/health").json()["batches"] < len(answers)  # batched across clients
+        assert httpx.get(f"{url}/health", headers=auth).json()["batches"] < len(answers)  # batched
 
         def refused(content=None, json_body=None, headers=auth):
+            headers = {**headers, "Content-Type": "application/json"}
             r = httpx.post(f"{url}/score", content=content, json=json_body, headers=headers, timeout=60)
             return r.status_code, r.json()["error"]
 
@@ -114,7 +115,7 @@ def test_two_workers_each_load_the_judge_once_and_score_the_same(judge_model, cl
         r = httpx.post(f"{url}/score", json={"records": records}, headers=auth, timeout=120)
         assert r.status_code == 200
         assert same([row for rec in r.json()["records"] for row in rec["statements"]], cli_rows, rel=1e-6, abs_=1e-7)
-        pids = {httpx.get(f"{url}/health").json()["pid"] for _ in range(20)}
+        pids = {httpx.get(f"{url}/health", headers=auth).json()["pid"] for _ in range(20)}
         assert proc.pid not in pids and len(pids) >= 1
     finally:
         _stop(proc)
