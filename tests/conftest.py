@@ -21,11 +21,10 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
 
 # pyproject.toml runs the tests in workers (pytest-xdist: -n auto --dist loadgroup; -n 0 for one
-# process): a file's tests stay on one worker (its module fixtures are built once), and the files
-# that start several processes with `accelerate launch` (torch's default port 29500) run on one
-# worker, one launch at a time.
+# process): a file's tests stay on one worker (its module fixtures are built once) unless a test
+# names its own group. Tests that start several processes with `accelerate launch` pass
+# `--main_process_port 0` (a free port), so launches on different workers never meet.
 MAX_WORKERS = 4
-LAUNCHES = ('"accelerate", "launch"', '"accelerate.commands.launch"')
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -41,15 +40,9 @@ def pytest_xdist_auto_num_workers(config):
 def pytest_collection_modifyitems(config, items):
     if not config.pluginmanager.hasplugin("xdist"):
         return
-    groups: dict[Path, str] = {}
     for item in items:
-        path = Path(str(item.path))
-        if path not in groups:
-            text = path.read_text(encoding="utf-8") if path.suffix == ".py" else ""
-            launches = any(s in text for s in LAUNCHES)
-            groups[path] = "accelerate-launch" if launches else str(path)
         if not any(item.iter_markers("xdist_group")):
-            item.add_marker(pytest.mark.xdist_group(groups[path]))
+            item.add_marker(pytest.mark.xdist_group(str(item.path)))
     if os.environ.get("PYTEST_XDIST_WORKER"):  # the groups that hold slow tests are handed out first
         def group(item):
             mark = next(item.iter_markers("xdist_group"))

@@ -5,8 +5,9 @@ variant. A comment line starting ``# CPU`` begins commands that run here in full
 ``# GPU`` begins commands that are checked without a GPU or a hub; a block with neither is checked.
 
 - **Run in full** (``test_readme_cpu_commands_run_in_order``): the CPU commands of every block, in
-  README order, in one temporary copy of the shipped folders (a later block uses what an earlier
-  one trained), with ``HF_HUB_OFFLINE=1``. Trainings get ``--set train.max_steps=2`` appended (the
+  README order, with ``HF_HUB_OFFLINE=1``, as a few independent chains (:data:`CHAINS`: a later
+  block uses what an earlier one of its chain trained), each in a temporary copy of the shipped
+  folders. Trainings get ``--set train.max_steps=2 --set eval.subset=8`` appended (the
   tiny settings: the recipe's own step count is what a user runs, the path is the same);
   ``citetrain serve`` is started, asked ``GET /health`` and ``POST /score``, and stopped.
 - **Checked** (``test_readme_command_is_checked``): ``citetrain SUB ...`` is parsed by citetrain's
@@ -47,27 +48,39 @@ README = (REPO / "README.md").read_text()
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 SHIPPED = ("recipes", "data_builders", "eval", "launch", "examples", "distill")
 REPO_DIRS = tuple(f"{d}/" for d in SHIPPED)
-TINY_STEPS = ["--set", "train.max_steps=2"]
+TINY_STEPS = ["--set", "train.max_steps=2", "--set", "eval.subset=8"]
+FREE_PORT = ["--main_process_port", "0"]  # accelerate picks a free port: launches run side by side
 MAX_LINES = 250
 
 
-def _commands_by_mode() -> list[tuple[str, str]]:
-    """(mode, command) for every command of every bash block: ``cpu`` after a ``# CPU`` comment
-    line, ``check`` otherwise; ``a && b`` as two commands."""
+def _commands_by_mode() -> list[tuple[str, str, str]]:
+    """(section, mode, command) for every command of every bash block: ``cpu`` after a ``# CPU``
+    comment line, ``check`` otherwise; ``a && b`` as two commands; section is the ``## `` heading
+    above the block."""
     out = []
-    for block in doc_commands.bash_blocks(README):
-        mode = "check"
-        for line in block.splitlines():
-            if line.startswith("# CPU"):
-                mode = "cpu"
-            elif line.startswith("# GPU"):
-                mode = "check"
-            out += [(mode, c) for c in doc_commands.commands(f"```bash\n{line}\n```")]
+    for section, body in re.findall(r"^## (.+?)\n(.*?)(?=^## |\Z)", README, flags=re.S | re.M):
+        for block in doc_commands.bash_blocks(body):
+            mode = "check"
+            for line in block.splitlines():
+                if line.startswith("# CPU"):
+                    mode = "cpu"
+                elif line.startswith("# GPU"):
+                    mode = "check"
+                out += [(section, mode, c) for c in doc_commands.commands(f"```bash\n{line}\n```")]
     return out
 
 
-CPU = [c for mode, c in _commands_by_mode() if mode == "cpu"]
-CHECKED = list(dict.fromkeys(c for mode, c in _commands_by_mode() if mode == "check"))
+CPU = [(section, c) for section, mode, c in _commands_by_mode() if mode == "cpu"]
+CHECKED = list(dict.fromkeys(c for _, mode, c in _commands_by_mode() if mode == "check"))
+# The CPU commands run as independent chains, each in its own folder and on its own test worker;
+# a chain holds the README sections whose commands use what an earlier one made, in README order.
+CHAINS = {
+    "score": ["Score a file of answers"],
+    "refiner": ["Build training data", "Train a refiner", "Score a checkpoint, during and after training",
+                "Refine answers"],
+    "judge": ["Distill, export and serve a judge"],
+    "rl": ["Build training data", "Preference and RL training"],
+}
 
 
 def test_readme_is_short():
@@ -125,7 +138,7 @@ def _serve(argv: list[str], cwd: Path, env: dict[str, str]) -> None:
 def _run_cpu(command: str, cwd: Path, env: dict[str, str]) -> None:
     words = shlex.split(command)
     if words[:2] == ["accelerate", "launch"]:
-        argv = [sys.executable, "-m", "accelerate.commands.launch", *words[2:], *TINY_STEPS]
+        argv = [sys.executable, "-m", "accelerate.commands.launch", *FREE_PORT, *words[2:], *TINY_STEPS]
     elif words[:2] == ["citetrain", "serve"]:
         return _serve(words[1:], cwd, env)
     elif words[0] == "citetrain":
@@ -138,17 +151,27 @@ def _run_cpu(command: str, cwd: Path, env: dict[str, str]) -> None:
                                  f"{got.stderr[-3000:]}")
 
 
+def test_every_cpu_command_runs_in_a_chain():
+    chained = {section for sections in CHAINS.values() for section in sections}
+    missing = sorted({section for section, _ in CPU} - chained)
+    assert CPU and not missing, f"README sections whose CPU commands no chain runs: {missing}"
+
+
 @pytest.mark.slow
-@pytest.mark.timeout(1800)  # about 14 commands, four of them trainings: 4-8 min on 2 busy cores
-def test_readme_cpu_commands_run_in_order(tmp_path):
-    """Every ``# CPU`` command, in README order, in one folder holding the shipped files."""
+@pytest.mark.timeout(900)  # the longest chain (build, two trainings, scoring, refining): 2-4 min
+@pytest.mark.parametrize("chain", [pytest.param(name, marks=pytest.mark.xdist_group(f"readme-{name}"))
+                                   for name in CHAINS])
+def test_readme_cpu_commands_run_in_order(tmp_path, chain):
+    """The ``# CPU`` commands of the chain's sections, in README order, in one folder holding the
+    shipped files."""
     for folder in SHIPPED:
         shutil.copytree(REPO / folder, tmp_path / folder)
     threads = str(max(1, (os.cpu_count() or 2)))
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": threads,
            "CITETRAIN_CACHE": str(tmp_path / "nli-cache.sqlite")}
-    assert CPU, "README shows no CPU commands"
-    for command in CPU:
+    commands = [c for section, c in CPU if section in CHAINS[chain]]
+    assert commands, f"README shows no CPU commands in {CHAINS[chain]}"
+    for command in commands:
         _run_cpu(command, tmp_path, env)
 
 
@@ -213,7 +236,7 @@ def _check_accelerate(words: list[str], env: dict[str, str], capsys) -> None:
     _check_repo_paths(list(args.training_script_args))
     assert args.training_script == "citetrain.train" or recipe_file, (
         f"README launches an unknown module: {args.training_script}")
-    launch = [sys.executable, "-m", "accelerate.commands.launch", *words[2:], "--dry-run"]
+    launch = [sys.executable, "-m", "accelerate.commands.launch", *FREE_PORT, *words[2:], "--dry-run"]
     got = _subprocess(launch, env)
     assert got.returncode == 0 and "dry run, nothing trained" in got.stdout, (
         f"`{shlex.join(words)} --dry-run` exited {got.returncode}:\n{got.stdout[-2000:]}\n"

@@ -75,12 +75,18 @@ def launch_env(recipe: Recipe, environ: Mapping[str, str] | None = None) -> dict
     return env
 
 
-def _default_config_exists() -> bool:
-    """Whether ``accelerate config`` has written a default config file that ``accelerate launch``
-    reads when no ``--config_file`` is given."""
-    from accelerate.commands.config import default_config_file
+def default_config_path() -> str:
+    """Where ``accelerate config`` writes the default config that ``accelerate launch`` reads when
+    no ``--config_file`` is given: ``$HF_HOME/accelerate/default_config.yaml``. Found the way
+    accelerate finds it, without importing accelerate (and torch) in the parent process."""
+    cache = os.environ.get("HF_HOME", os.path.join(os.environ.get("XDG_CACHE_HOME", "~/.cache"),
+                                                   "huggingface"))
+    return os.path.join(os.path.expanduser(cache), "accelerate", "default_config.yaml")
 
-    return os.path.isfile(default_config_file)
+
+def _default_config_exists() -> bool:
+    """Whether ``accelerate config`` has written a default config file."""
+    return os.path.isfile(default_config_path())
 
 
 def launch_command(recipe: Recipe, recipe_path: str, overrides: list[str],

@@ -86,6 +86,9 @@ class DataSection(_Section):
     """Pack several examples into each row of a batch."""
     max_train_examples: int | None = Field(default=None, ge=1)
     """Train on the first N examples only (null: all)."""
+    max_eval_examples: int | None = Field(default=None, ge=1)
+    """Compute the eval loss on about the first N examples of `eval_split`, whole records at a time
+    (null: all); the in-loop scoring takes its `eval.subset` from them."""
 
 
 class TrainSection(_Section):

@@ -69,6 +69,10 @@ def load_splits(recipe: Recipe, path: Path):
     if recipe.data.max_train_examples:
         train = train.select(range(min(recipe.data.max_train_examples, len(train))))
     evals = dd[recipe.data.eval_split] if recipe.data.eval_split in dd else None
+    if evals is not None and recipe.data.max_eval_examples:
+        n = recipe.data.max_eval_examples
+        evals = evals.select(whole_records(evals["id"], n) if "id" in evals.column_names
+                             else range(min(n, len(evals))))
     return train, evals
 
 

@@ -20,8 +20,10 @@ REPO = Path(__file__).resolve().parents[2]
 def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "x.json"
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "2"}
-    got = subprocess.run([sys.executable, "bench/judge_throughput.py", "--smoke", "--compile",
-                          "--workers", "2", "--warm-records", "3", "--repeats", "3",
+    # --compile and --workers (a compiled row, a row in two processes) are left out: their judge
+    # paths are tested in tests/nli/test_classifier.py and tests/judges/test_workers.py
+    got = subprocess.run([sys.executable, "bench/judge_throughput.py", "--smoke",
+                          "--warm-records", "3", "--repeats", "3",
                           "--json", str(out)],
                          cwd=REPO, env=env, capture_output=True, text=True, timeout=300)
     assert got.returncode == 0, got.stdout[-3000:] + got.stderr[-3000:]
@@ -42,7 +44,7 @@ def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
         assert row["statements_per_s"] > 0, row
     # --repeats 3: every in-process judge row timed three times, reported at its median pass
     timed = [r for r in rows if "passes" in r]
-    assert len(timed) == len([r for r in rows if r["scorer"].startswith("cross-encoder judge")]) - 1
+    assert len(timed) == len([r for r in rows if r["scorer"].startswith("cross-encoder judge")])
     for row in timed:
         assert len(row["passes"]) == 3
         assert row["seconds"] == pytest.approx(sorted(row["passes"])[1], abs=1e-3)
@@ -50,15 +52,9 @@ def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     from citetrain.nli.hf import cpu_has_bf16
 
     native = cpu_has_bf16()  # bf16 weights are a row (union first) where the CPU has them
-    compiled = "bf16+compile" if native else "fp32+compile"  # --compile: one more row
-    workers = "bf16x2" if native else "int8x2"  # --workers 2: the judge in two processes
     assert [r["dtype"] for r in rows if r["scorer"].startswith("cross-encoder judge")] == (
-        ["fp32", "int8", "bf16", compiled, workers] if native else ["fp32", "int8", compiled, workers])
-    assert set(data["same_ratings"]) == (
-        {"int8", "bf16", compiled, workers} if native else {"int8", compiled, workers})
-    n = data["same_ratings"][workers][1]
-    assert next(r for r in rows if r["dtype"] == workers)["statements"] == n  # every statement
-    assert f"{compiled}: compiled in" in got.stdout
+        ["fp32", "int8", "bf16"] if native else ["fp32", "int8"])
+    assert set(data["same_ratings"]) == ({"int8", "bf16"} if native else {"int8"})
     # the int8 row's pairs at the cores' fastest low-precision matrix-product rate
     floor = data["floor"]
     assert floor["pairs"] > 0 and floor["gflop"] > 0 and floor["int8_gop_per_s"] > 0

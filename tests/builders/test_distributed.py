@@ -28,7 +28,7 @@ def test_two_processes_build_the_same_dataset_as_one(tmp_path):
                     "shard_size: 2\nrefiner: {perturb: 0.5}\n")
     assert main(["build", str(spec), "--out", str(tmp_path / "one"), "--no-progress"]) == 0
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    cmd = ["accelerate", "launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
+    cmd = ["accelerate", "launch", "--main_process_port", "0", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
            "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "citetrain.build", str(spec),
            "--out", str(tmp_path / "two"), "--no-progress"]
     run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=300)

@@ -227,11 +227,22 @@ def test_malformed_input_names_file_line_and_field(case, tmp_path):
     check_one_line(tmp_path, MALFORMED[case])
 
 
-@pytest.mark.parametrize("command", sorted(BAD_PATH))
-def test_debug_shows_the_traceback(command, tmp_path):
-    argv, _ = BAD_PATH[command](tmp_path)
+def test_debug_shows_the_traceback(tmp_path):
+    argv, _ = BAD_PATH["eval"](tmp_path)
     run = citetrain(["--debug", *argv], tmp_path)
     assert run.returncode == 1 and "Traceback (most recent call last)" in run.stderr
+
+
+@pytest.mark.parametrize("command", sorted(BAD_PATH))
+def test_debug_lets_the_error_through(command, tmp_path, monkeypatch):
+    """``--debug`` re-raises, so Python prints the traceback (one command runs as a process above)."""
+    from citetrain.cli.main import main
+
+    argv, _ = BAD_PATH[command](tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(Exception) as caught:
+        main(["--debug", *argv])
+    assert not isinstance(caught.value, SystemExit)
 
 
 def test_an_unexpected_error_is_one_line_too(monkeypatch, capsys):

@@ -27,7 +27,7 @@ def test_two_processes_give_the_predictions_of_one(generator, questions, tmp_pat
                           str(tmp_path / "one"), "--no-progress"], env=_env(), cwd=tmp_path,
                          capture_output=True, text=True, timeout=300)
     assert one.returncode == 0, one.stderr[-3000:]
-    cmd = ["accelerate", "launch", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
+    cmd = ["accelerate", "launch", "--main_process_port", "0", "--multi_gpu", "--num_processes", "2", "--num_machines", "1",
            "--mixed_precision", "no", "--dynamo_backend", "no", "-m", "citetrain.evaluation",
            str(suite), "--out", str(tmp_path / "two")]
     two = subprocess.run(cmd, env=_env(), cwd=tmp_path, capture_output=True, text=True, timeout=300)

@@ -125,7 +125,7 @@ def test_two_processes_give_the_report_of_one(predictions, tmp_path):
                           str(tmp_path / "one")], env=env, cwd=tmp_path, capture_output=True,
                          text=True, timeout=300)
     assert one.returncode == 0, one.stderr[-3000:]
-    two = subprocess.run(["accelerate", "launch", "--multi_gpu", "--num_processes", "2",
+    two = subprocess.run(["accelerate", "launch", "--main_process_port", "0", "--multi_gpu", "--num_processes", "2",
                           "--num_machines", "1", "--mixed_precision", "no", "--dynamo_backend", "no",
                           "-m", "citetrain.evaluation", *args, "--out", str(tmp_path / "two")],
                          env=env, cwd=tmp_path, capture_output=True, text=True, timeout=300)

@@ -28,7 +28,7 @@ def launch(tiny_data, out, *launch_args, steps=4, processes=2, module=True):
     sets = tiny_overrides(tiny_data, out, **{"train.max_steps": steps, "train.save_steps": 2,
                                              "eval.steps": 2})
     procs = ["--num_processes", str(processes)] if processes > 1 else []
-    cmd = (["accelerate", "launch", *launch_args, *procs, *(["-m", "citetrain.train"] if module else []),
+    cmd = (["accelerate", "launch", "--main_process_port", "0", *launch_args, *procs, *(["-m", "citetrain.train"] if module else []),
             str(REPO / "recipes" / "tiny-cpu.yaml")] + [a for s in sets for a in ("--set", s)])
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     env.pop("CITETRAIN_RECIPE_HOOK", None)
@@ -49,14 +49,14 @@ def launch(tiny_data, out, *launch_args, steps=4, processes=2, module=True):
 
 
 @needs_accelerate
-@pytest.mark.parametrize("module", [True, False], ids=["-m citetrain.train", "recipe file"])
-def test_two_processes_over_gloo(tiny_data, tmp_path, module):
-    launch(tiny_data, tmp_path / "ddp", "--multi_gpu", module=module)
+def test_two_processes_over_gloo(tiny_data, tmp_path):
+    """The recipe file handed to accelerate (``-m citetrain.train`` runs under ZeRO-2 below)."""
+    launch(tiny_data, tmp_path / "ddp", "--multi_gpu", module=False)
 
 
 @needs_accelerate
 def test_the_recipe_file_handed_to_accelerate_trains_in_one_process(tiny_data, tmp_path):
-    launch(tiny_data, tmp_path / "one", "--cpu", processes=1, module=False)
+    launch(tiny_data, tmp_path / "one", "--cpu", steps=2, processes=1, module=False)
 
 
 @needs_accelerate

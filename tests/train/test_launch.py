@@ -77,6 +77,18 @@ def test_accelerates_own_default_config_keeps_its_precision(tmp_path, monkeypatc
                     "--num_cpu_threads_per_process", "2", "-m", "citetrain.train", path]
 
 
+def test_the_default_config_is_looked_for_where_accelerate_keeps_it(tmp_path):
+    """Found without importing accelerate in the parent: the same path as accelerate's own."""
+    code = ("from accelerate.commands.config import default_config_file as a\n"
+            "from citetrain.train.launcher import default_config_path as c\n"
+            "assert c() == a, (c(), a)\n")
+    for env in ({"HF_HOME": str(tmp_path / "hf")}, {"XDG_CACHE_HOME": str(tmp_path / "xdg")}):
+        base = {k: v for k, v in os.environ.items() if k not in ("HF_HOME", "XDG_CACHE_HOME")}
+        got = subprocess.run([sys.executable, "-c", code], env={**base, **env},
+                             capture_output=True, text=True, timeout=120)
+        assert got.returncode == 0, got.stderr[-1000:]
+
+
 def test_accelerate_parses_the_command_without_its_defaults_notice(tmp_path, no_default_config, caplog):
     """accelerate's own validation of the command (what ``accelerate launch`` runs before
     starting processes) prints no "values were not passed" notice."""
@@ -256,7 +268,8 @@ def test_cpu_2proc_config_starts_two_processes(tmp_path):
                       "pathlib.Path(f'world-{s.process_index}.txt').write_text(f'{s.num_processes} {s.process_index}')\n",
                       encoding="utf-8")
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
-    out = subprocess.run(["accelerate", "launch", "--config_file", str(LAUNCH / "cpu-2proc.yaml"), str(script)],
+    out = subprocess.run(["accelerate", "launch", "--config_file", str(LAUNCH / "cpu-2proc.yaml"),
+                          "--main_process_port", "0", str(script)],
                          env=env, capture_output=True, text=True, cwd=tmp_path, timeout=300, check=False)
     assert out.returncode == 0, out.stderr[-2000:]
     found = {p.name: p.read_text() for p in tmp_path.glob("world-*.txt")}

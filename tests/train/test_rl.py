@@ -93,7 +93,7 @@ def test_dpo_on_perturbed_pairs_generator_prompts_and_a_resumed_grpo_run(tmp_pat
 def test_grpo_on_two_processes_over_gloo(tmp_path, toy_sft):
     path = rl_recipe(tmp_path, toy_sft, "grpo")
     sets = ["train.max_steps=3", "train.batch_size=8", "train.logging_steps=1"]
-    cmd = ["accelerate", "launch", "--multi_gpu", "--num_processes", "2", "-m", "citetrain.train",
+    cmd = ["accelerate", "launch", "--main_process_port", "0", "--multi_gpu", "--num_processes", "2", "-m", "citetrain.train",
            str(path)] + [a for s in sets for a in ("--set", s)]
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     env.pop("CITETRAIN_RECIPE_HOOK", None)

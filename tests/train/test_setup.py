@@ -1,4 +1,4 @@
-"""citetrain.train.setup: the dtype the weights are loaded in."""
+"""citetrain.train.setup: the dtype the weights are loaded in, and the splits read."""
 import pytest
 import torch
 
@@ -49,3 +49,18 @@ def test_training_arguments_take_the_checkpointing_flag_without_a_deprecation_wa
     args = TrainingArguments(**S.trainer_kwargs(r, False, eval_batch_size=4))
     assert args.gradient_checkpointing is True
     assert not [w for w in recwarn if "gradient_checkpointing" in str(w.message)]
+
+
+def test_max_train_and_eval_examples_cut_the_splits_eval_by_whole_records(tmp_path):
+    import datasets
+
+    ids = ["a", "a", "a", "b", "b", "c", "c", "c"]
+    split = datasets.Dataset.from_dict({"id": ids, "prompt": [str(i) for i in range(len(ids))]})
+    datasets.DatasetDict({"train": split, "validation": split}).save_to_disk(str(tmp_path / "d"))
+    data = {**BASE, "method": "lora", "data": {"dataset": str(tmp_path / "d"),
+                                               "max_train_examples": 2, "max_eval_examples": 6}}
+    train, evals = S.load_splits(validate_recipe(data), tmp_path / "d")
+    assert train["prompt"] == ["0", "1"]
+    assert evals["id"] == ["a", "a", "a", "b", "b"]  # c would cut a record at 6: whole records only
+    data["data"] = {"dataset": str(tmp_path / "d")}
+    assert len(S.load_splits(validate_recipe(data), tmp_path / "d")[1]) == 8
