@@ -273,24 +273,25 @@ def pair_kinds(records: list[Record], pairs: list[tuple[str, str]]) -> dict[str,
 
 
 def judge_floor(path: str, pairs: list[tuple[str, str]], statements: int,
-                threads: int) -> dict[str, float]:
+                threads: int, n: int = MATMUL_N) -> dict[str, float]:
     """What the int8 row's ``pairs`` need at the least (``bench/floor.py``): the FLOPs of their
     matrix products, each pair read alone by the fp32 model as the int8 one reads it (no
     padding), at the fastest low-precision matrix-product rate of these cores (int8, or bf16
     where native: ``best``); ``statements_per_s``: the most any runtime of this judge in that
-    precision could rate."""
+    precision could rate. The rates are of ``n`` x ``n`` products (--smoke: 512, seconds instead of
+    a minute on a CPU without fast int8)."""
     from citetrain.nli.hf import cpu_has_bf16
     from citetrain.nli.registry import make_backend
 
     backend = make_backend(f"classifier:{path}", device="cpu", dtype="fp32", batch_size=1)
     flops = flops_of(lambda: [backend.predict([p]) for p in pairs])
-    int8, fp32 = matmul_rate("cpu", torch.int8), matmul_rate("cpu", torch.float32)
-    bf16 = matmul_rate("cpu", torch.bfloat16) if cpu_has_bf16() else None
+    int8, fp32 = matmul_rate("cpu", torch.int8, n), matmul_rate("cpu", torch.float32, n)
+    bf16 = matmul_rate("cpu", torch.bfloat16, n) if cpu_has_bf16() else None
     best, rate = max((("int8", int8), ("bf16", bf16 or 0.0)), key=lambda x: x[1])
     return {"pairs": len(pairs), "gflop": flops / 1e9, "int8_gop_per_s": int8 / 1e9,
             "bf16_gflop_per_s": bf16 / 1e9 if bf16 else None, "fp32_gflop_per_s": fp32 / 1e9,
             "best": best, "floor_s": flops / rate, "statements_per_s": statements / (flops / rate),
-            "threads": threads}
+            "threads": threads, "matmul_n": n}
 
 
 def worker_row(path: str, dtypes: tuple[str, ...], records: list[Record], args) -> dict:
@@ -501,7 +502,8 @@ def main() -> None:
         rows.append(dict(scorer=f"cross-encoder judge, {tag}{label}", dtype=dtype,
                          statements=res.statements, seconds=sec, calls=engine.stats.model_pairs,
                          unit="pairs", split=split(spent, sec), passes=passes))
-    floor = judge_floor(path, asked, rows[-1]["statements"], args.threads) if asked else None
+    floor = judge_floor(path, asked, rows[-1]["statements"], args.threads,
+                        512 if args.smoke else MATMUL_N) if asked else None
     kinds = pair_kinds(records, asked) if asked else None
     if args.workers > 1 and not cuda:
         rows.append(worker_row(path, ce_dtypes, records, args))
@@ -556,7 +558,7 @@ def main() -> None:
     if floor is not None:
         print(f"\nfloor: the int8 row's {floor['pairs']} pairs need {floor['gflop']:.0f} GFLOP of "
               f"matrix products (one pair at a time, no padding); these cores multiply int8 "
-              f"matrices at {floor['int8_gop_per_s']:.0f} GOP/s (torch._int_mm, {MATMUL_N}^3), "
+              f"matrices at {floor['int8_gop_per_s']:.0f} GOP/s (torch._int_mm, {floor['matmul_n']}^3), "
               + (f"bf16 at {floor['bf16_gflop_per_s']:.0f} GFLOP/s, " if floor["bf16_gflop_per_s"] else "")
               + f"fp32 at {floor['fp32_gflop_per_s']:.0f} GFLOP/s ({args.threads} threads): no "
               f"runtime of this judge, all of it in {floor['best']}, rates more than "

@@ -1,6 +1,8 @@
 """Training logs to wandb (offline), tensorboard and trackio, in-loop scores included: one run
 reports to every tracker installed at once."""
 import importlib.util
+import time
+from pathlib import Path
 
 import pytest
 
@@ -25,6 +27,7 @@ def test_trackers_receive_loss_and_citation_scores(tiny_data, tmp_path, monkeypa
     sets = tiny_overrides(tiny_data, out, **{"train.max_steps": 3, "train.save_steps": 3,
                                              "eval.steps": 3,
                                              "logging.report_to": f"[{', '.join(installed)}]"})
+    started = time.time() - 1
     summary = train(load_recipe(REPO / "recipes" / "tiny-cpu.yaml", sets))
     assert summary["in_loop"]
     if "tensorboard" in installed:
@@ -39,5 +42,8 @@ def test_trackers_receive_loss_and_citation_scores(tiny_data, tmp_path, monkeypa
     if "wandb" in installed:
         runs = list(tmp_path.rglob("offline-run-*"))
         assert runs and any(p.suffix == ".wandb" for p in runs[0].iterdir())
-    if "trackio" in installed:
-        assert any(p.is_file() for p in (tmp_path / "trackio").rglob("*")), "trackio wrote nothing"
+    if "trackio" in installed:  # its folder is read when trackio is first imported in the process
+        from trackio.utils import TRACKIO_DIR
+
+        assert any(p.is_file() and p.stat().st_mtime >= started
+                   for p in Path(TRACKIO_DIR).rglob("*")), f"trackio wrote nothing to {TRACKIO_DIR}"
