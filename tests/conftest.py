@@ -25,6 +25,11 @@ SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
 # names its own group. Tests that start several processes with `accelerate launch` pass
 # `--main_process_port 0` (a free port), so launches on different workers never meet.
 MAX_WORKERS = 4
+# the groups of the longest runs (minutes each on 2 cores: the wheel's quickstart, the README's
+# chains, the distributed trainings) start first, then the other slow ones, so the workers end
+# together
+LONGEST = ("tests/test_wheel.py", "readme-refiner", "readme-rl", "readme-judge",
+           "tests/train/test_distributed.py")
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -49,7 +54,7 @@ def pytest_collection_modifyitems(config, items):
             return mark.args[0] if mark.args else mark.kwargs.get("name", "default")
 
         slow = {group(item) for item in items if any(item.iter_markers("slow"))}
-        items.sort(key=lambda item: group(item) not in slow)
+        items.sort(key=lambda item: (not group(item).endswith(LONGEST), group(item) not in slow))
 
 
 @pytest.fixture(autouse=True)
