@@ -160,3 +160,13 @@ def start_server(args: list[str], log: Path, seconds: float, port: int | None = 
             time.sleep(0.2)
     proc.kill()
     raise RuntimeError(f"the server did not answer /health in {seconds:.0f} s")
+
+
+def stop_server(proc: subprocess.Popen, seconds: float = 30) -> None:
+    """SIGTERM a server of :func:`start_server` (if still running); SIGKILL after ``seconds``."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=seconds)
+        except subprocess.TimeoutExpired:
+            proc.kill()

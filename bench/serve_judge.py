@@ -39,6 +39,7 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
+from bench._common import stop_server  # noqa: E402
 from judge_throughput import MINILM, crossencoder_path, load_records  # noqa: E402
 
 
@@ -204,8 +205,7 @@ def main() -> None:
                 label = f"{workers} worker(s)" + (" + heavy" if load_heavy else "")
                 print(row(label, args.clients, out), flush=True)
         finally:
-            proc.terminate()
-            proc.wait(timeout=60)
+            stop_server(proc, 60)
 
 
 if __name__ == "__main__":

@@ -11,7 +11,6 @@ import json
 import os
 import signal
 import socket
-import subprocess
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -22,7 +21,7 @@ import pytest
 httpx = pytest.importorskip("httpx", reason="pip install -e '.[test]'")
 pytest.importorskip("fastapi", reason="the server stack: pip install -e '.[serve]'")
 
-from bench._common import heavy_record, start_server  # noqa: E402
+from bench._common import heavy_record, start_server, stop_server  # noqa: E402
 
 TOKEN = "hostile-t0ken"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
@@ -38,15 +37,6 @@ def _start(tmp: Path, *extra: str, port: int | None = None):
                          tmp / f"serve-{port or 0}.log", 60, port=port, env=env, cwd=tmp)
 
 
-def _stop(proc) -> None:
-    if proc.poll() is None:
-        proc.terminate()
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            proc.kill()
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     """The main server: short read timeouts, small batches, a connection limit."""
@@ -56,7 +46,7 @@ def server(tmp_path_factory):
                        "--timeout", "60", "--max-body-bytes", "200000")
     assert post(url, {"records": [RECORD]}).status_code == 200  # warm
     yield proc, url, tmp
-    _stop(proc)
+    stop_server(proc)
 
 
 def post(url, body, headers=None, **kw):
@@ -214,7 +204,7 @@ def test_kill_9_and_a_restart_on_the_same_port(server):
     try:
         assert url2 == url and post(url, {"records": [RECORD]}).status_code == 200
     finally:
-        _stop(again)
+        stop_server(again)
 
 
 @pytest.fixture
@@ -223,7 +213,7 @@ def short_timeout_server(tmp_path):
                        "--grace", "3", "--max-nli-calls", "100000")
     assert post(url, {"records": [RECORD]}).status_code == 200  # warm
     yield proc, url, tmp_path
-    _stop(proc)
+    stop_server(proc)
 
 
 @pytest.mark.slow  # a server of its own

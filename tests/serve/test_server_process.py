@@ -18,7 +18,7 @@ pytest.importorskip("fastapi", reason="the server stack: pip install -e '.[serve
 
 from tests.nli.tiny_models import build_bert_classifier  # noqa: E402
 from tests.approx import same  # noqa: E402
-from bench._common import start_server  # noqa: E402
+from bench._common import start_server, stop_server  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLES = REPO / "examples" / "predictions.jsonl"
@@ -36,14 +36,6 @@ def _start(model: Path, tmp: Path, *extra: str):
     env.pop("CITETRAIN_SERVE_TOKEN", None)
     return start_server([f"crossencoder:{model}", "--token", TOKEN, "--max-body-bytes", "300000",
                          "--max-passages", "50", *extra], tmp / "serve.log", 60, env=env, cwd=tmp)
-
-
-def _stop(proc) -> None:
-    proc.terminate()
-    try:
-        proc.wait(timeout=20)
-    except subprocess.TimeoutExpired:  # pragma: no cover
-        proc.kill()
 
 
 
@@ -104,7 +96,7 @@ def test_the_server_scores_as_citetrain_judge_and_refuses_bad_requests(judge_mod
         assert ok.status_code == 200 and set(ok.json()["pairs"][0]["support"]) == set(LEVELS)
         assert proc.poll() is None and httpx.get(f"{url}/health").status_code == 200
     finally:
-        _stop(proc)
+        stop_server(proc)
 
 
 def test_two_workers_each_load_the_judge_once_and_score_the_same(judge_model, cli_rows, tmp_path):
@@ -118,7 +110,7 @@ def test_two_workers_each_load_the_judge_once_and_score_the_same(judge_model, cl
         pids = {httpx.get(f"{url}/health", headers=auth).json()["pid"] for _ in range(20)}
         assert proc.pid not in pids and len(pids) >= 1
     finally:
-        _stop(proc)
+        stop_server(proc)
 
 
 def test_a_missing_judge_is_one_line_before_any_worker_starts(tmp_path):
