@@ -12,20 +12,23 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
-if os.environ.get("PYTEST_XDIST_WORKER"):  # pytest -n N: N workers share the cores, one torch thread each
-    import torch
-
-    torch.set_num_threads(1)
-
 REPO = Path(__file__).resolve().parents[1]
 
 
 def worker_threads() -> int:
-    """This worker's share of the cores: what a test hands the processes it starts
+    """This worker's share of the cores: what the processes a test starts get
     (``OMP_NUM_THREADS``), so that two workers' trainings never ask for more threads than there
     are cores (OpenMP threads that outnumber the cores wait on each other many times over)."""
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return max(1, (cores or 1) // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")))
+
+
+if os.environ.get("PYTEST_XDIST_WORKER"):  # pytest -n N: N workers share the cores, one torch thread each
+    import torch
+
+    torch.set_num_threads(1)
+    # every process a test starts inherits the worker's share, unless the test sets its own
+    os.environ.setdefault("OMP_NUM_THREADS", str(worker_threads()))
 SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
 
 # pyproject.toml runs the tests in workers (pytest-xdist: -n auto --dist loadgroup; -n 0 for one

@@ -9,7 +9,9 @@ variant. A comment line starting ``# CPU`` begins commands that run here in full
   block uses what an earlier one of its chain trained), each in a temporary copy of the shipped
   folders. Trainings get ``--set train.max_steps=2 --set eval.subset=8`` appended (the
   tiny settings: the recipe's own step count is what a user runs, the path is the same);
-  ``citetrain serve`` is started, asked ``GET /health`` and ``POST /score``, and stopped.
+  ``citetrain SUB ...`` runs through citetrain's ``main`` in the worker (tests/test_wheel.py runs
+  the console script itself), ``accelerate launch`` as a process; ``citetrain serve`` is started,
+  asked ``GET /health`` and ``POST /score``, and stopped.
 - **Checked** (``test_readme_command_is_checked``): ``citetrain SUB ...`` is parsed by citetrain's
   own parser, the repository files it names exist, and it runs with ``--dry-run`` where the
   command has one (else ``SUB --help``); ``accelerate launch ... RECIPE`` goes through accelerate's
@@ -136,17 +138,26 @@ def _serve(argv: list[str], cwd: Path, env: dict[str, str]) -> None:
         proc.wait(timeout=30)
 
 
-def _run_cpu(command: str, cwd: Path, env: dict[str, str]) -> None:
+def _run_cpu(command: str, cwd: Path, env: dict[str, str], monkeypatch) -> None:
+    """One ``# CPU`` command: ``citetrain SUB ...`` through citetrain's own ``main`` in this worker
+    (the console script's code path, without a second import of torch and transformers: the wheel
+    test runs the console script itself), ``accelerate launch`` and ``citetrain serve`` as
+    processes."""
     words = shlex.split(command)
-    if words[:2] == ["accelerate", "launch"]:
-        argv = [sys.executable, "-m", "accelerate.commands.launch", *FREE_PORT, *words[2:], *TINY_STEPS]
-    elif words[:2] == ["citetrain", "serve"]:
+    if words[:2] == ["citetrain", "serve"]:
         return _serve(words[1:], cwd, env)
-    elif words[0] == "citetrain":
-        argv = [sys.executable, "-m", "citetrain", *words[1:]]
-        argv += TINY_STEPS if words[1] == "train" else []
-    else:
+    if words[0] == "citetrain":
+        argv = words[1:] + (TINY_STEPS if words[1] == "train" else [])
+        with monkeypatch.context() as m:
+            m.chdir(cwd)
+            for name, value in env.items():
+                m.setenv(name, value)
+            code = _exit_code(argv)
+        assert code == 0, f"`{command}` exited {code}"
+        return
+    if words[:2] != ["accelerate", "launch"]:
         pytest.fail(f"README shows a CPU command that this test cannot run: {command}")
+    argv = [sys.executable, "-m", "accelerate.commands.launch", *FREE_PORT, *words[2:], *TINY_STEPS]
     got = subprocess.run(argv, cwd=cwd, env=env, capture_output=True, text=True, timeout=900)
     assert got.returncode == 0, (f"`{command}` exited {got.returncode}:\n{got.stdout[-3000:]}\n"
                                  f"{got.stderr[-3000:]}")
@@ -162,7 +173,7 @@ def test_every_cpu_command_runs_in_a_chain():
 @pytest.mark.timeout(900)  # the longest chain (build, two trainings, scoring, refining): 2-4 min
 @pytest.mark.parametrize("chain", [pytest.param(name, marks=pytest.mark.xdist_group(f"readme-{name}"))
                                    for name in CHAINS])
-def test_readme_cpu_commands_run_in_order(tmp_path, chain):
+def test_readme_cpu_commands_run_in_order(tmp_path, chain, monkeypatch):
     """The ``# CPU`` commands of the chain's sections, in README order, in one folder holding the
     shipped files."""
     for folder in SHIPPED:
@@ -172,7 +183,7 @@ def test_readme_cpu_commands_run_in_order(tmp_path, chain):
     commands = [c for section, c in CPU if section in CHAINS[chain]]
     assert commands, f"README shows no CPU commands in {CHAINS[chain]}"
     for command in commands:
-        _run_cpu(command, tmp_path, env)
+        _run_cpu(command, tmp_path, env, monkeypatch)
 
 
 # -- checked --------------------------------------------------------------------------------------

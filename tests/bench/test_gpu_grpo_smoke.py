@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import worker_threads
+
 pytestmark = pytest.mark.slow  # a benchmark's whole run at smoke size: 15-50 s on 2 CPU cores
 
 REPO = Path(__file__).resolve().parents[2]
@@ -15,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_gpu_grpo_smoke(tmp_path):
     out = tmp_path / "grpo.json"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": str(worker_threads())}
     proc = subprocess.run([sys.executable, "bench/gpu_grpo.py", "--smoke", "--steps", "1",
                            "--warmup", "1", "--batch", "4", "--generations", "2",
                            "--max-completion", "6", "--nli", "t5-tiny", "--json", str(out)],

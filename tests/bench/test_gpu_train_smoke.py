@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import worker_threads
+
 pytestmark = pytest.mark.slow  # a benchmark's whole run at smoke size: 15-50 s on 2 CPU cores
 
 REPO = Path(__file__).resolve().parents[2]
@@ -15,7 +17,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_gpu_train_smoke(tmp_path):
     out = tmp_path / "train.json"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": str(worker_threads())}
     proc = subprocess.run([sys.executable, "bench/gpu_train.py", "--smoke", "--configs",
                            "pad,pack,pack-nockpt", "--steps", "2", "--warmup", "1",
                            "--nli-pairs-per-s", "100", "--json", str(out)],

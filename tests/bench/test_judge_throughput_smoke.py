@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import worker_threads
+
 pytestmark = pytest.mark.slow  # a benchmark's whole run at smoke size: 15-50 s on 2 CPU cores
 
 REPO = Path(__file__).resolve().parents[2]
@@ -19,7 +21,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_smoke_runs_and_writes_json(tmp_path: Path) -> None:
     out = tmp_path / "x.json"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": "2"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": str(worker_threads())}
     # --compile and --workers (a compiled row, a row in two processes) are left out: their judge
     # paths are tested in tests/nli/test_classifier.py and tests/judges/test_workers.py
     got = subprocess.run([sys.executable, "bench/judge_throughput.py", "--smoke",

@@ -13,6 +13,8 @@ import pytest
 import torch
 import transformers
 
+from tests.conftest import worker_threads
+
 pytestmark = pytest.mark.slow  # a benchmark's whole run at smoke size: 15-50 s on 2 CPU cores
 
 REPO = Path(__file__).resolve().parents[2]
@@ -20,7 +22,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 def test_nli_engine_smoke(tmp_path: Path) -> None:
     out = tmp_path / "x.json"
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false"}
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TOKENIZERS_PARALLELISM": "false",
+           "OMP_NUM_THREADS": str(worker_threads())}
     proc = subprocess.run(
         [sys.executable, str(REPO / "bench" / "nli_engine.py"), "--smoke", "--json", str(out)],
         cwd=REPO, env=env, capture_output=True, text=True, timeout=600,

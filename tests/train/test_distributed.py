@@ -22,12 +22,13 @@ needs_deepspeed = pytest.mark.skipif(importlib.util.find_spec("deepspeed") is No
                                      reason="deepspeed not installed (pip install -e '.[test]')")
 
 
-def launch(tiny_data, out, *launch_args, steps=4, processes=2, module=True):
-    """Train the tiny recipe with ``accelerate launch``; ``module=False`` hands accelerate the
+def launch(tiny_data, out, *launch_args, steps=4, processes=2, module=True, procs_flag=True):
+    """Train the tiny recipe with ``accelerate launch`` on ``processes`` processes (``procs_flag``:
+    named on the command line, else by the launch config); ``module=False`` hands accelerate the
     recipe file itself."""
     sets = tiny_overrides(tiny_data, out, **{"train.max_steps": steps, "train.save_steps": 2,
                                              "eval.steps": 2})
-    procs = ["--num_processes", str(processes)] if processes > 1 else []
+    procs = ["--num_processes", str(processes)] if procs_flag else []
     cmd = (["accelerate", "launch", "--main_process_port", "0", *launch_args, *procs, *(["-m", "citetrain.train"] if module else []),
             str(REPO / "recipes" / "tiny-cpu.yaml")] + [a for s in sets for a in ("--set", s)])
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
@@ -50,13 +51,10 @@ def launch(tiny_data, out, *launch_args, steps=4, processes=2, module=True):
 
 @needs_accelerate
 def test_two_processes_over_gloo(tiny_data, tmp_path):
-    """The recipe file handed to accelerate (``-m citetrain.train`` runs under ZeRO-2 below)."""
-    launch(tiny_data, tmp_path / "ddp", "--multi_gpu", module=False)
-
-
-@needs_accelerate
-def test_the_recipe_file_handed_to_accelerate_trains_in_one_process(tiny_data, tmp_path):
-    launch(tiny_data, tmp_path / "one", "--cpu", steps=2, processes=1, module=False)
+    """The recipe file handed to accelerate with the shipped two-process CPU config (its world
+    size read back from the run); ``-m citetrain.train`` runs under ZeRO-2 below."""
+    launch(tiny_data, tmp_path / "ddp", "--config_file", str(REPO / "launch" / "cpu-2proc.yaml"),
+           procs_flag=False, module=False)
 
 
 @needs_accelerate
