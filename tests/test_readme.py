@@ -7,8 +7,9 @@ variant. A comment line starting ``# CPU`` begins commands that run here in full
 - **Run in full** (``test_readme_cpu_commands_run_in_order``): the CPU commands of every block, in
   README order, with ``HF_HUB_OFFLINE=1``, as a few independent chains (:data:`CHAINS`: a later
   block uses what an earlier one of its chain trained), each in a temporary copy of the shipped
-  folders. Trainings get ``--set train.max_steps=2 --set eval.subset=8`` appended (the
-  tiny settings: the recipe's own step count is what a user runs, the path is the same);
+  folders. Trainings get ``--set train.max_steps=2 --set eval.subset=8 --set
+  data.max_train_examples=64`` appended (the tiny settings: the recipe's own step count is what a
+  user runs, the path is the same);
   ``citetrain SUB ...`` runs through citetrain's ``main`` in the worker (tests/test_wheel.py runs
   the console script itself), ``accelerate launch`` as a process; ``citetrain serve`` is started,
   asked ``GET /health`` and ``POST /score``, and stopped.
@@ -51,7 +52,8 @@ README = (REPO / "README.md").read_text()
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 SHIPPED = ("recipes", "data_builders", "eval", "launch", "examples", "distill")
 REPO_DIRS = tuple(f"{d}/" for d in SHIPPED)
-TINY_STEPS = ["--set", "train.max_steps=2", "--set", "eval.subset=8"]
+TINY_STEPS = ["--set", "train.max_steps=2", "--set", "eval.subset=8",
+              "--set", "data.max_train_examples=64"]
 FREE_PORT = ["--main_process_port", "0"]  # accelerate picks a free port: launches run side by side
 MAX_LINES = 250
 
@@ -283,7 +285,9 @@ def _check_pip(words: list[str]) -> None:
             f"README pins {t}, outside pyproject.toml's {deps[req.name]}")
 
 
-@pytest.mark.parametrize("command", CHECKED)
+# a real launch (--dry-run, the recipe checked in every process) takes ten seconds or more
+@pytest.mark.parametrize("command", [
+    pytest.param(c, marks=pytest.mark.slow) if c.startswith("accelerate launch") else c for c in CHECKED])
 def test_readme_command_is_checked(command, monkeypatch, capsys):
     words = shlex.split(command)
     env = {}

@@ -203,10 +203,12 @@ def is_empty_statement(text: str) -> bool:
 
 
 def analyses_of(record: Record, at_most: int | None = None,
-                first_line_only: bool = False) -> list[StatementAnalysis]:
-    """The record's statements, their citations (cut to ``at_most``) and the text before them."""
+                first_line_only: bool = False, language: str = "auto"
+                ) -> list[StatementAnalysis]:
+    """The record's statements (split in ``language``), their citations (cut to ``at_most``) and
+    the text before them."""
     out: list[StatementAnalysis] = []
-    for i, st in enumerate(statements(record.output, first_line_only=first_line_only)):
+    for i, st in enumerate(statements(record.output, first_line_only, language)):
         cites = st.citations[:at_most] if at_most is not None else st.citations
         earlier = " ".join(s.text for s in out)
         out.append(StatementAnalysis(record.id, i, st.text, record.question, earlier,

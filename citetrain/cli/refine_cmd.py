@@ -26,6 +26,15 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--max-length", type=int, default=None, help="cap on prompt + output tokens")
     p.add_argument("--max-doc-words", type=int, default=None, help="as the training data's")
     add_pair_options(p)
+    p.add_argument("--best-of", type=int, default=None, metavar="N",
+                   help="causal-LM refiners: sample N citation sets per statement and keep the one "
+                   "with the highest SelfCite context-ablation reward (the given set competes too)")
+    p.add_argument("--temperature", type=float, default=1.0, help="--best-of: sampling temperature")
+    p.add_argument("--seed", type=int, default=0, help="--best-of: sampling seed")
+    p.add_argument("--selfcite-model", default=None,
+                   help="--best-of: causal LM that scores the reward (default: the refiner itself)")
+    p.add_argument("--selfcite-batch-tokens", type=int, default=8192,
+                   help="--best-of: padded tokens per scoring forward pass (default 8192)")
     p.add_argument("--score", action="store_true", help="score before and after with --metrics")
     p.add_argument("--metrics", default="alce,lenient")
     p.add_argument("--nli", default="lexical")
@@ -43,10 +52,20 @@ def run(args: argparse.Namespace) -> int:
     res = read_records(args.predictions, args.format, skip_invalid=args.skip_invalid)
     if res.skipped:
         print(res.summary())
-    refiner = load_refiner(args.refiner, max_new_tokens=args.max_new_tokens,
-                           batch_size=args.batch_size, max_length=args.max_length,
-                           max_words=args.max_doc_words, **pair_options(args))
-    job = PartialRefine(args.out + ".partial.jsonl", args.predictions, args.refiner)
+    if args.best_of is not None:
+        from citetrain.refine.best_of import load_best_of
+
+        refiner = load_best_of(args.refiner, args.best_of, scorer=args.selfcite_model,
+                               temperature=args.temperature, seed=args.seed,
+                               max_new_tokens=args.max_new_tokens, batch_size=args.batch_size,
+                               max_length=args.max_length, max_words=args.max_doc_words,
+                               max_ids=args.max_ids, max_batch_tokens=args.selfcite_batch_tokens)
+    else:
+        refiner = load_refiner(args.refiner, max_new_tokens=args.max_new_tokens,
+                               batch_size=args.batch_size, max_length=args.max_length,
+                               max_words=args.max_doc_words, **pair_options(args))
+    job = PartialRefine(args.out + ".partial.jsonl", args.predictions,
+                        refiner.name if args.best_of is not None else args.refiner)
     refined, counts = job.run(res.records, refiner.refine, chunk=args.chunk,
                               progress=not args.no_progress)
     fmt = write_in_input_format(res, refined, args.out)

@@ -29,9 +29,11 @@ from typing import Sequence
 from citetrain.metrics.base import (
     MetricResult, check_at_most_citations, f1, mean, prepare_all, skipped_info,
 )
+from citetrain.metrics.rules import checked
 from citetrain.nli.base import Pair
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Doc, Record, format_doc, join_docs
+from citetrain.text.languages import AUTO, language_problem
 from citetrain.text.marks import alce_ids, alce_remove
 from citetrain.text.splitter import splitter_name
 from citetrain.text.statements import sentences
@@ -57,10 +59,11 @@ class Sentence:
     loo: list[bool | None] = field(default_factory=list)
 
 
-def _prepare(record: Record, at_most_citations: int | None) -> list[Sentence]:
+def _prepare(record: Record, at_most_citations: int | None, language: str = AUTO
+             ) -> list[Sentence]:
     """The record's sentences with ALCE's ids, hypotheses and format flags."""
     out = []
-    for i, sent in enumerate(sentences(record.output)):
+    for i, sent in enumerate(sentences(record.output, language=language)):
         marks = alce_ids(sent)
         if not marks:
             flag, ref = NO_MARKS, []
@@ -142,8 +145,10 @@ def correct_citations(s: Sentence) -> int:
     return sum(1 for k in range(len(s.ref)) if s.single[k] or not s.loo[k])
 
 
+@checked(language=language_problem)
 def alce(
-    records: Sequence[Record], engine: NLIEngine, *, at_most_citations: int | None = 3
+    records: Sequence[Record], engine: NLIEngine, *, at_most_citations: int | None = 3,
+    language: str = AUTO,
 ) -> MetricResult:
     """ALCE citation recall / precision / F1 (see the module docstring for the formulas).
 
@@ -153,6 +158,9 @@ def alce(
     engine : the NLI engine (ALCE used ``google/t5_xxl_true_nli_mixture``).
     at_most_citations : keep only the first this many ids of a sentence (ALCE's default 3);
         ``None`` keeps all.
+    language : the language the output is split in: ``"auto"`` (default) detects Chinese and
+        Japanese and splits every other text as English; ``"zh"``, ``"ja"`` or a Punkt language
+        (``"de"``, ``"french"``) (:mod:`citetrain.text.languages`).
 
     Returns
     -------
@@ -160,7 +168,7 @@ def alce(
     (percentages), a row per scored record and per sentence, and ALCE's counts in ``info``.
     """
     check_at_most_citations(at_most_citations)
-    per_doc, skipped = prepare_all(records, lambda rec: _prepare(rec, at_most_citations))
+    per_doc, skipped = prepare_all(records, lambda rec: _prepare(rec, at_most_citations, language))
     flat = [s for sents in per_doc for s in sents]
     run_rounds(flat, engine)
 
@@ -185,7 +193,8 @@ def alce(
     info = {
         "at_most_citations": at_most_citations,
         "nli": engine.name,
-        "splitter": splitter_name(),
+        "splitter": splitter_name(language=language),
+        "language": language,
         "records": len(per_doc),
         **skipped_info(skipped),
         "sent_total": len(flat),

@@ -67,7 +67,9 @@ from citetrain.metrics.base import (
 )
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
+from citetrain.metrics.rules import checked
 from citetrain.text.claims import ClaimParse, atomic_claims_many
+from citetrain.text.languages import AUTO, language_problem
 from citetrain.text.marks import Statement
 from citetrain.text.splitter import splitter_name
 from citetrain.text.statements import sentences
@@ -102,6 +104,7 @@ def _units(rid: str, index: int, parse: ClaimParse, record: Record,
     return out
 
 
+@checked(language=language_problem)
 def aliice(
     records: Sequence[Record],
     engine: NLIEngine,
@@ -111,6 +114,7 @@ def aliice(
     max_words: int = 50,
     cvcp_per_mark: bool = False,
     nlp=None,
+    language: str = AUTO,
 ) -> MetricResult:
     """ALiiCE positional citation recall / precision / F1 and CVCP (formulas: module docstring).
 
@@ -129,6 +133,10 @@ def aliice(
     cvcp_per_mark : ``"paper"`` only: count each id as one position in CVCP instead of each group
         (``"authors"`` counts every mark by its character position).
     nlp : spaCy pipeline with a parser (default :func:`~citetrain.text.spacy_model.load_spacy`).
+    language : the language the output is split in: ``"auto"`` (default) detects Chinese and
+        Japanese and splits every other text as English; ``"zh"``, ``"ja"`` or a Punkt language
+        (``"de"``, ``"french"``) (:mod:`citetrain.text.languages`). Claims are cut by the spaCy
+        pipeline ``nlp`` whatever the language.
 
     Returns
     -------
@@ -152,14 +160,17 @@ def aliice(
     if semantics == "authors":
         from citetrain.metrics.aliice_authors import aliice_authors
 
-        return aliice_authors(records, engine, max_words=max_words, nlp=nlp)
-    return _aliice_paper(records, engine, at_most_citations, max_words, cvcp_per_mark, nlp)
+        return aliice_authors(records, engine, max_words=max_words, nlp=nlp, language=language)
+    return _aliice_paper(records, engine, at_most_citations, max_words, cvcp_per_mark, nlp,
+                         language)
 
 
 def _aliice_paper(records: Sequence[Record], engine: NLIEngine, at_most_citations: int | None,
-                  max_words: int, cvcp_per_mark: bool, nlp) -> MetricResult:
+                  max_words: int, cvcp_per_mark: bool, nlp, language: str = AUTO
+                  ) -> MetricResult:
     """``semantics="paper"`` (module docstring)."""
-    prepared, skipped = prepare_all(records, lambda rec: [(rec, s) for s in sentences(rec.output)])
+    prepared, skipped = prepare_all(
+        records, lambda rec: [(rec, s) for s in sentences(rec.output, language=language)])
     kept = [(pairs[0][0], [s for _, s in pairs]) for pairs in prepared]
     parses = atomic_claims_many([s for _, sents in kept for s in sents], nlp=nlp,
                                 max_words=max_words, semantics="paper")
@@ -203,7 +214,8 @@ def _aliice_paper(records: Sequence[Record], engine: NLIEngine, at_most_citation
         "max_words": max_words,
         "cvcp_unit": "mark" if cvcp_per_mark else "group",
         "nli": engine.name,
-        "splitter": splitter_name(),
+        "splitter": splitter_name(language=language),
+        "language": language,
         "spacy_model": f"{nlp.meta['lang']}_{nlp.meta['name']}=={nlp.meta['version']}",
         "records": len(per_doc),
         **skipped_info(skipped),

@@ -23,11 +23,11 @@ from citetrain.text.claims_authors import FULL_MARK
 from citetrain.text.splitter import split_sentences, splitter_name
 
 
-def authors_sentences(output: str) -> list[str]:
-    """The released ``sentence_spliter``: the whole output split into sentences; a sentence after
-    the first that opens with ``[`` and holds an ``[n]`` mark gives its first mark to the one
-    before."""
-    sents = split_sentences(output)
+def authors_sentences(output: str, language: str = "auto") -> list[str]:
+    """The released ``sentence_spliter``: the whole output split into sentences (in
+    ``language``, :func:`~citetrain.text.splitter.split_sentences`); a sentence after the first
+    that opens with ``[`` and holds an ``[n]`` mark gives its first mark to the one before."""
+    sents = split_sentences(output, language=language)
     for k in range(1, len(sents)):
         m = FULL_MARK.search(sents[k])
         if m is not None and sents[k].startswith("["):
@@ -65,11 +65,11 @@ def _units(rid: str, index: int, parse: ClaimParse, record: Record) -> list[Sent
     return out
 
 
-def aliice_authors(records: Sequence[Record], engine: NLIEngine, *, max_words: int, nlp: Any
-                   ) -> MetricResult:
+def aliice_authors(records: Sequence[Record], engine: NLIEngine, *, max_words: int, nlp: Any,
+                   language: str = "auto") -> MetricResult:
     """Recall, precision (percentages) and pooled CV as the released ``eval.py`` computes them."""
     prepared, skipped = prepare_all(
-        records, lambda rec: [(rec, s) for s in authors_sentences(rec.output)])
+        records, lambda rec: [(rec, s) for s in authors_sentences(rec.output, language)])
     kept = [(pairs[0][0], [s for _, s in pairs]) for pairs in prepared]
     parses = atomic_claims_many([s for _, sents in kept for s in sents], nlp=nlp,
                                 max_words=max_words, semantics="authors")
@@ -115,7 +115,8 @@ def aliice_authors(records: Sequence[Record], engine: NLIEngine, *, max_words: i
         "max_words": max_words,
         "cvcp_unit": "mark character position, pooled",
         "nli": engine.name,
-        "splitter": splitter_name(),
+        "splitter": splitter_name(language=language),
+        "language": language,
         "spacy_model": f"{nlp.meta['lang']}_{nlp.meta['name']}=={nlp.meta['version']}",
         "records": len(per_record),
         **skipped_info(skipped),

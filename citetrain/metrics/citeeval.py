@@ -45,6 +45,7 @@ from citetrain.metrics.rules import at_least, between, check_option, checked, on
 from citetrain.metrics.itercoe import CONTEXT_LABELS, ContextJudgement, StatementJudgement
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
+from citetrain.text.languages import AUTO, language_problem
 from citetrain.text.splitter import splitter_name
 from citetrain.text.statements import statements
 
@@ -105,7 +106,7 @@ def _silver_row(s: StatementAnalysis) -> dict[str, Any]:
 
 
 @checked(scenario=SCENARIO, max_subset_size=at_least(1), query_recall=between(0, 1),
-          response_recall=between(0, 1), subsets=one_of(*SUBSETS))
+          response_recall=between(0, 1), subsets=one_of(*SUBSETS), language=language_problem)
 def citeeval(
     records: Sequence[Record],
     engine: NLIEngine,
@@ -119,6 +120,7 @@ def citeeval(
     query_recall: float = QUERY_RECALL,
     response_recall: float = RESPONSE_RECALL,
     subsets: Subsets = "all",
+    language: str = AUTO,
 ) -> MetricResult:
     """CiteEval Full / Cited ratings with an NLI silver judge (see the module docstring).
 
@@ -140,6 +142,9 @@ def citeeval(
         φ alone (:func:`~citetrain.analysis.support.context_candidates`).
     subsets : ``"all"`` (every minimal supporting subset, reported per statement) or ``"needed"``
         (each search stops once the statement's edits are settled: the same ratings, fewer calls).
+    language : the language the output is split in: ``"auto"`` (default) detects Chinese and
+        Japanese and splits every other text as English; ``"zh"``, ``"ja"`` or a Punkt language
+        (:mod:`citetrain.text.languages`).
 
     Returns
     -------
@@ -147,7 +152,8 @@ def citeeval(
     per statement its context, edits and rating; counts of contexts, actions and N/A records.
     """
     check_at_most_citations(at_most_citations)  # scenario, max_subset_size: @checked
-    per_doc = [(rec.id, analyses_of(rec, at_most_citations, first_line_only)) for rec in records]
+    per_doc = [(rec.id, analyses_of(rec, at_most_citations, first_line_only, language))
+               for rec in records]
     skipped = [rid for rid, sts in per_doc if not sts]
     flat = [s for _, sts in per_doc for s in sts]
     analyse(flat, engine, max_size=max_subset_size, search_all=False, weights=weights,
@@ -157,7 +163,8 @@ def citeeval(
     rows = [row for _, mine in by_record for row in mine]
     scores, per_record, counts = _aggregate(by_record, scenario)
     info = {
-        "nli": engine.name, "splitter": splitter_name(), "weights": weights.as_dict(),
+        "nli": engine.name, "splitter": splitter_name(language=language), "language": language,
+        "weights": weights.as_dict(),
         "scenario": scenario, "at_most_citations": at_most_citations,
         "max_subset_size": max_subset_size, "first_line_only": first_line_only,
         "union_first": union_first, "subsets": subsets, "query_recall": query_recall,
@@ -190,11 +197,12 @@ def citeeval_from_judgements(
     rating: Literal["itercoe", "editdist", "ensemble"] = "itercoe",
     weights: Weights = PUBLISHED_WEIGHTS,
     first_line_only: bool = False,
+    language: str = AUTO,
 ) -> MetricResult:
     """CiteEval Full / Cited scores from parsed ITERCOE outputs (one list per record, in order).
 
-    The statements are the record's (as :func:`citeeval` splits them; judgement ``k`` is sentence
-    ``k + 1``). ``contexts``: parsed F.2 labels per record; without them every statement is
+    The statements are the record's (as :func:`citeeval` splits them, in ``language``; judgement
+    ``k`` is sentence ``k + 1``). ``contexts``: parsed F.2 labels per record; without them every statement is
     applicable; an unreadable label counts as retrieval (CiteEval's configured default). Rating:
     ITERCOE's (r − 1) / 4, EDITDIST of the parsed edits, or their mean ("ensemble", the paper's
     CITEVAL-AUTO row). An uncited retrieval statement scores 0 in Full whatever the judge said;
@@ -209,7 +217,7 @@ def citeeval_from_judgements(
     unparsed: Counter[str] = Counter()
     defaulted = 0
     for k, rec in enumerate(records):
-        sts = statements(rec.output, first_line_only=first_line_only)
+        sts = statements(rec.output, first_line_only=first_line_only, language=language)
         if sts:
             by_record.append((rec.id, []))
         for i, st in enumerate(sts):

@@ -31,9 +31,11 @@ from typing import Sequence
 from citetrain.metrics.base import (
     MetricResult, check_at_most_citations, f1, mean, prepare_all, skipped_info,
 )
+from citetrain.metrics.rules import checked
 from citetrain.nli.base import Pair
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Doc, Record, join_docs
+from citetrain.text.languages import AUTO, language_problem
 from citetrain.text.marks import parse_marks
 from citetrain.text.splitter import splitter_name
 from citetrain.text.statements import sentences
@@ -58,10 +60,11 @@ class _Statement:
     all_docs: bool = False  # φ(all docs), for uncited statements
 
 
-def _prepare(record: Record, at_most_citations: int | None) -> list[_Statement]:
+def _prepare(record: Record, at_most_citations: int | None, language: str = AUTO
+             ) -> list[_Statement]:
     """The record's statements with their citation sets C and format flags."""
     out = []
-    for i, sent in enumerate(sentences(record.output)):
+    for i, sent in enumerate(sentences(record.output, language=language)):
         st = parse_marks(sent)
         ids = tuple(dict.fromkeys(st.citations))
         if any(not 1 <= c <= len(record.docs) for c in ids):
@@ -110,8 +113,10 @@ def _recall(s: _Statement) -> int | None:
     return int(s.phi[frozenset(s.cites)])
 
 
+@checked(language=language_problem)
 def lenient(
-    records: Sequence[Record], engine: NLIEngine, *, at_most_citations: int | None = 3
+    records: Sequence[Record], engine: NLIEngine, *, at_most_citations: int | None = 3,
+    language: str = AUTO,
 ) -> MetricResult:
     """Lenient citation recall / subset precision / F1 (see the module docstring).
 
@@ -121,6 +126,9 @@ def lenient(
     engine : the NLI engine (the paper used ``google/t5_xxl_true_nli_mixture``).
     at_most_citations : keep only the first this many distinct ids of a statement (default 3);
         ``None`` keeps all (the number of premises grows as 2^|C|).
+    language : the language the output is split in: ``"auto"`` (default) detects Chinese and
+        Japanese and splits every other text as English; ``"zh"``, ``"ja"`` or a Punkt language
+        (``"de"``, ``"french"``) (:mod:`citetrain.text.languages`).
 
     Returns
     -------
@@ -130,7 +138,7 @@ def lenient(
     statements are left out) and per statement (``recall`` is ``None`` when left out).
     """
     check_at_most_citations(at_most_citations)
-    per_doc, skipped = prepare_all(records, lambda rec: _prepare(rec, at_most_citations))
+    per_doc, skipped = prepare_all(records, lambda rec: _prepare(rec, at_most_citations, language))
     flat = [s for stmts in per_doc for s in stmts]
     jobs = _queries(flat)
     answers = engine.entails([pair for _, _, pair in jobs]) if jobs else []
@@ -172,7 +180,8 @@ def lenient(
     info = {
         "at_most_citations": at_most_citations,
         "nli": engine.name,
-        "splitter": splitter_name(),
+        "splitter": splitter_name(language=language),
+        "language": language,
         "records": len(per_doc),
         **skipped_info(skipped),
         "records_left_out_of_recall": left_out_records,

@@ -12,7 +12,8 @@ once up to the order of floating-point additions:
   ``calculate_cv`` pools the mark positions of the whole dataset (``"authors"``), σ / μ from the
   moments (count, Σx, Σx²) the metric reports in ``info["cvcp_moments"]``;
 * corpus BLEU (``correctness``'s ``bleu4``): sacrebleu's corpus statistics (lengths, n-gram
-  matches and totals), summed, in ``info["bleu4"]["bleu_stats"]``.
+  matches and totals), summed, in ``info["bleu4"]["bleu_stats"]``;
+* LongBench-Cite's average of dataset means: per-dataset sums, in ``info["dataset_sums"]``.
 
 :func:`merge_info` adds the chunks' ``info``: counts are summed (numbers, dicts of them and lists
 of numbers of one length, element by element), other lists are joined, settings
@@ -41,6 +42,7 @@ SPECS: dict[str, dict[str, Spec]] = {
     "gold_citations": {"gold_prec": ("ratio", "tp", "cited"), "gold_rec": ("ratio", "tp", "gold"),
                        "gold_f1": ("f1", "gold_prec", "gold_rec"),
                        "gold_exact": ("ratio", "exact", "statements")},
+    "longbench_cite": {f"longbench_cite_{k}": ("longbench", k) for k in ("rec", "prec", "f1")},
 }
 # info keys that are settings or descriptions, not counts: kept from the first chunk
 SETTINGS = frozenset({
@@ -80,6 +82,10 @@ def partial_sums(name: str, result: Any) -> dict[str, Any]:
         elif how[0] == "bleu":
             for k, v in enumerate(result.info.get("bleu4", {}).get("bleu_stats", [])):
                 sums[f"bleu:{k}"] = v
+        elif how[0] == "longbench":  # LongBench-Cite: per-dataset sums, keyed lbc:<order>:<j>:<name>
+            rows = [*result.info["dataset_sums"].items(), ("", result.info["record_sums"])]
+            for i, (d, row) in enumerate(rows):
+                sums.update({f"lbc:{i:03d}:{j}:{d}": v for j, v in enumerate(row)})
     return {"spec": {k: list(v) for k, v in spec.items()}, "sums": sums}
 
 
@@ -112,6 +118,14 @@ def scores_from_sums(total: Mapping[str, Any]) -> dict[str, float]:
 
             stats = [int(sums[f"bleu:{k}"]) for k in range(sum(x.startswith("bleu:") for x in sums))]
             out[key] = BLEU()._compute_score_from_stats(stats).score
+        elif how[0] == "longbench":
+            from citetrain.metrics.longbench_cite import average
+
+            rows: dict[str, list] = {}
+            for k in sorted(k for k in sums if k.startswith("lbc:")):  # the metric's order
+                _, _, j, d = k.split(":", 3)
+                rows.setdefault(d, [0] * 4)[int(j)] = sums[k]
+            out[key] = average({d: r for d, r in rows.items() if d}, rows[""])[f"longbench_cite_{how[1]}"]
     for key, how in total["spec"].items():  # F1s last: of the scores above
         if how[0] == "f1":
             p, r = out[how[1]], out[how[2]]

@@ -13,6 +13,7 @@ METRICS: dict[str, str] = {
     "citeeval": "citetrain.metrics.citeeval:citeeval",
     "correctness": "citetrain.metrics.correctness:correctness",
     "gold_citations": "citetrain.metrics.gold_citations:gold_citations",
+    "longbench_cite": "citetrain.metrics.longbench_cite:longbench_cite",
 }
 DEFAULT_METRICS = ("alce", "lenient", "aliice")
 
@@ -27,6 +28,7 @@ SCORE_DIRECTIONS: dict[str, bool] = {
     **dict.fromkeys(("citeeval_full", "citeeval_cited"), True),
     **dict.fromkeys(("str_em", "str_hit", "rouge_lsum", "bleu4", "claims_recall"), True),
     **dict.fromkeys(("gold_prec", "gold_rec", "gold_f1", "gold_exact"), True),
+    **dict.fromkeys(("longbench_cite_rec", "longbench_cite_prec", "longbench_cite_f1"), True),
     # citetrain.metrics.meta (in-loop figures of a cross-encoder judge, citetrain meta-eval)
     **dict.fromkeys(("pearson", "spearman", "kendall", "fs_vs_ns", "fs_vs_ps", "ps_vs_ns",
                      "roc_auc", "roc_auc_mean", "accuracy", "ndcg@5", "ndcg@10", "ndcg@20"), True),

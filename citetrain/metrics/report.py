@@ -50,6 +50,11 @@ class Report:
         for m, k, v in rows:
             val = "n/a" if v is None or (isinstance(v, float) and math.isnan(v)) else f"{v:8.2f}"
             lines.append(f"{m:<{w1}}  {k:<{w2}}  {val:>8}")
+        for r in self.results.values():  # LongBench-Cite's dataset rows
+            if "dataset_sums" in r.info:
+                from citetrain.metrics.longbench_cite import dataset_table
+
+                lines += ["", dataset_table(r.info)]
         nli = self.info.get("nli")
         foot = [f"NLI: {nli}" if nli else "", f"splitter: {self.info.get('splitter', '?')}",
                 f"records: {self.info.get('n_records', '?')}"]

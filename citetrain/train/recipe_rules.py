@@ -9,8 +9,10 @@ from pathlib import Path
 
 from citetrain.config import did_you_mean
 from citetrain.metrics.registry import METRICS
-from citetrain.rewards.citation import NAMES as REWARD_NAMES
+from citetrain.rewards.citation import NAMES as CITATION_REWARDS
 from citetrain.train.recipe_schema import Recipe, RLSection
+
+REWARD_NAMES = (*CITATION_REWARDS, "selfcite")  # selfcite: citetrain/rewards/selfcite.py
 
 
 def cross_field_errors(r: Recipe) -> list[str]:
@@ -186,6 +188,9 @@ def _rl_errors(r: Recipe) -> list[str]:
                      f"from {', '.join(REWARD_NAMES)}" for n in unknown]
         if r.kind == "grpo" and not rl.rewards:
             errs.append("rl.rewards: give at least one reward with its weight")
+        if rl.rejected == "selfcite" and (r.kind != "dpo" or rl.task != "refiner"):
+            errs.append("rl.rejected: selfcite ranks a refiner's citation sets; it needs kind dpo "
+                        "and rl.task refiner")
         if rl.task == "generator" and "preservation" in rl.rewards:
             errs.append("rl.rewards: preservation compares a refiner's rewrite with its input; "
                         "rl.task is generator")

@@ -214,6 +214,27 @@ class DistillSection(_Section):
     log-probabilities)."""
 
 
+class SelfCiteSection(_Section):
+    """``rl.rewards: {selfcite: w}`` and ``rl.rejected: selfcite``: SelfCite's context-ablation
+    reward (:mod:`citetrain.rewards.selfcite`) and how it is scored."""
+
+    model: str | None = None
+    """The causal LM that scores it (a folder, an adapter folder or a hub id; null: the model
+    being trained, as SelfCite scores with its own model)."""
+    max_batch_tokens: int = Field(default=8192, ge=1)
+    """Padded tokens per scoring forward pass (the ablated contexts of a group go together)."""
+    normalize: bool = True
+    """Mean token log-probability of a statement (the paper's); false: the sum."""
+    max_cited_tokens: int | None = Field(default=None, ge=1)
+    """Subtract 1000 when a statement cites several passages of more than this many tokens
+    (SelfCite's length limit; null: no limit)."""
+    candidates: int = Field(default=8, ge=2)
+    """dpo, rejected selfcite: citation sets ranked per statement (sampled, the given ones, then
+    drawn at random)."""
+    max_ids: int | None = Field(default=3, ge=1)
+    """dpo, rejected selfcite: ids kept per candidate set (null: all)."""
+
+
 class RLSection(_Section):
     """``kind: grpo`` / ``kind: dpo``: what the prompts ask for, and the citation rewards
     (:mod:`citetrain.rewards.citation`) with their weights."""
@@ -222,8 +243,8 @@ class RLSection(_Section):
     """What the prompts ask for: a refiner's citations or a generator's answer."""
     rewards: dict[str, float] = Field(default_factory=lambda: {
         "recall": 1.0, "precision": 1.0, "wellformed": 0.5})
-    """The citation rewards and their weights (of recall, precision, wellformed, preservation
-    and gold)."""
+    """The citation rewards and their weights (of recall, precision, wellformed, preservation,
+    gold and selfcite)."""
     nli: str = "lexical"
     """The NLI engine the recall / precision rewards ask."""
     nli_options: dict[str, Any] = Field(default_factory=dict)
@@ -238,11 +259,14 @@ class RLSection(_Section):
     """grpo: cap on the tokens of each completion."""
     temperature: float = Field(default=1.0, gt=0.0)
     """grpo: sampling temperature."""
-    rejected: Literal["perturbed", "original", "sampled"] = "perturbed"
+    rejected: Literal["perturbed", "original", "sampled", "selfcite"] = "perturbed"
     """dpo: the rejected completion: the gold citations perturbed, the statement's original
-    citations, or sampled completions ranked by the rewards."""
+    citations, or sampled completions ranked by the rewards; selfcite: both sides are the best
+    and worst of `rl.selfcite.candidates` citation sets by the SelfCite reward."""
     samples: int = Field(default=4, ge=2)
     """dpo, rejected sampled: completions drawn per prompt."""
+    selfcite: SelfCiteSection = Field(default_factory=SelfCiteSection)
+    """The SelfCite reward's scorer and options (reward `selfcite`, rejected `selfcite`)."""
 
 
 class LoggingSection(_Section):

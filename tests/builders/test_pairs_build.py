@@ -108,6 +108,7 @@ def test_lexical_baseline_is_near_chance_on_hard_negatives_only(built):
     assert auc({"unrelated"}) > 0.8
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_same_seed_same_bytes_other_shards_and_processes_same_rows(built, tmp_path):
     tmp, _ = built
     build(make_spec(tmp_path, "again", sources=[{"path": str(tmp / "corpus.txt"),
@@ -186,6 +187,7 @@ def citetrain(argv: list[str], cwd: Path) -> subprocess.CompletedProcess:
                           text=True, cwd=cwd, env=env, timeout=300)
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_cli_builds_and_reports_a_bad_source_line_in_one_line(tmp_path):
     wice = tmp_path / "wice.jsonl"
     good = {"label": "supported", "claim": "Kowal moved to Brenfield in 1998.",

@@ -1,9 +1,12 @@
 """Splitting a build's passages into sentences, in one process or several."""
+import pytest
+
 from citetrain.builders.passages import split_all, split_passages
 
 from .pairs_corpus import PASSAGES
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_split_in_processes_equals_split_in_one():
     texts = [f"Title: Page {k}\n{p}" for k, p in enumerate(PASSAGES)] + ["", "Too short."]
     one = split_passages(texts)

@@ -143,6 +143,7 @@ def test_bad_export_options_and_calibration_sets_are_refused(judge, exported, pa
     assert not (tmp_path / "a").exists() and not (tmp_path / "d").exists()
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_a_deberta_classifier_without_token_types_exports_too(tmp_path):
     """The MNLI family users start from (DeBERTa-v2, relative attention, no token_type_ids)."""
     import torch
@@ -185,6 +186,7 @@ def _rows_of_feed_forward(folder: Path, intermediate: int) -> list[int]:
             if s.rank.get_length() == 3 and str(s[2]) == str(intermediate)]
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_the_last_layer_is_exported_for_the_first_token_only(judge, exported, tmp_path, capsys):
     from citetrain.cli.main import main
 

@@ -89,6 +89,7 @@ def test_the_pruned_judge_is_a_standard_folder_that_reads_as_the_judge(judge, ca
     assert gap(narrow) < gap(plain)
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_a_width_per_layer_reads_and_exports_at_its_widths(judge, calibration, tmp_path):
     """Widths 24 and 64 (the tiny judge's last layer whole): the folder is saved at 64 units a
     layer, layer 0 padded with units zero in and out; the card names both widths; classifier:
@@ -119,6 +120,7 @@ def test_a_width_per_layer_reads_and_exports_at_its_widths(judge, calibration, t
     assert run.returncode == 2 and "'24,x' is not N or N,N,..." in run.stderr
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_bad_input_is_one_line(judge, calibration, tmp_path):
     with pytest.raises(CitetrainError, match="between 1 and the 64 units"):
         prune_judge(judge, tmp_path / "o", 64, calibration)

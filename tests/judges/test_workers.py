@@ -61,6 +61,7 @@ def test_workers_give_one_process_result(records):
     assert again.result.per_statement == three.per_statement
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_worker_errors_are_one_line_and_options_are_checked(tmp_path):
     with pytest.raises(CitetrainError, match="judge worker: .*no-such-model"):
         make_judge(f"crossencoder:{tmp_path / 'no-such-model'}", workers=2)

@@ -46,10 +46,10 @@ def test_every_metric_accepts_its_own_defaults(name):
 
 
 def test_options_are_the_keyword_only_parameters():
-    assert list(metric_options(alce)) == ["at_most_citations"]
+    assert list(metric_options(alce)) == ["at_most_citations", "language"]
     assert "scenario" in metric_options(citeeval)  # @checked keeps the signature
     assert set(rules_of(citeeval)) == {"at_most_citations", "scenario", "max_subset_size",
-                                       "query_recall", "response_recall", "subsets"}
+                                       "query_recall", "response_recall", "subsets", "language"}
     assert any("options.citeeval.subsets" in e
                for e in option_errors({"citeeval": {"subsets": "some"}})[1])
 

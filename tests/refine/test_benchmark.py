@@ -111,6 +111,7 @@ ISSUE = {("quotesum", "baseline:trivial"): 57.4, ("quotesum", "lexical"): 80.2}
     ("quotesum", ("quotesum", "dev.jsonl")),
     ("wice_evidence", ("wice", "entailment_retrieval_claim", "dev.jsonl")),
 ])
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_baseline_rows_on_the_real_dev_sets(shared_data, fmt, path):
     records, info = read_gold_records(str(shared_data.joinpath(*path)), fmt)
     assert info["records"] == {"quotesum": 265, "wice_evidence": 306}[fmt]

@@ -2,6 +2,8 @@
 the model no pair twice and writes output byte-identical to an uninterrupted build."""
 from pathlib import Path
 
+import pytest
+
 from .conftest import child_env, kill_at_marker, logged_pairs, run_child
 
 SPEC = """name: t
@@ -27,6 +29,7 @@ def snapshot(out: Path) -> dict[str, bytes]:
     return {str(p.relative_to(out)): p.read_bytes() for p in sorted(files)}
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_killed_build_resumes_byte_identical_without_asking_twice(tmp_path):
     logs = {n: tmp_path / f"{n}.log" for n in ("whole", "first", "second")}
     done = run_child("cli", ["build", str(spec(tmp_path, "whole")), "--no-progress"],

@@ -3,6 +3,8 @@ the killed run had answered and writes the same report as an uninterrupted run."
 import json
 from pathlib import Path
 
+import pytest
+
 from .conftest import REPO, child_env, kill_at_marker, logged_pairs, run_child
 
 EXAMPLE = REPO / "examples" / "predictions.jsonl"
@@ -19,6 +21,7 @@ def without_run_details(report: dict) -> dict:
     return {**report, "info": info}
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_killed_eval_resumes_without_asking_a_finished_pair_again(tmp_path):
     whole_log, first_log, second_log = (tmp_path / f"{n}.log" for n in ("whole", "first", "second"))
     done = run_child("cli", eval_args(tmp_path, "whole"),
@@ -49,6 +52,7 @@ def test_killed_eval_resumes_without_asking_a_finished_pair_again(tmp_path):
     assert rb["info"]["engine"]["model_pairs"] == len(second) == len(whole) - len(first)
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_killed_streamed_eval_goes_on_from_its_finished_chunks(tmp_path):
     """SIGKILL a chunked eval without an NLI cache part-way: the rerun asks the model only the
     pairs of the chunks that had not finished, and writes the report of an uninterrupted run."""

@@ -77,6 +77,7 @@ def test_accelerates_own_default_config_keeps_its_precision(tmp_path, monkeypatc
                     "--num_cpu_threads_per_process", "2", "-m", "citetrain.train", path]
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_the_default_config_is_looked_for_where_accelerate_keeps_it(tmp_path):
     """Found without importing accelerate in the parent: the same path as accelerate's own."""
     code = ("from accelerate.commands.config import default_config_file as a\n"

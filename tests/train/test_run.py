@@ -51,6 +51,7 @@ class StopAt(TrainerCallback):
             control.should_training_stop = True
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_stop_after_step_2_and_resume_to_step_4_matches_an_uninterrupted_run(tiny_data, tmp_path):
     sets = {"train.max_steps": 4, "train.save_steps": 2, "eval.enabled": False,
             "eval.best_metric": "null"}

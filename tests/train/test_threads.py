@@ -4,6 +4,8 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
+
 from citetrain.train.threads import cpu_cores, one_thread_warning, threads_per_process
 
 
@@ -27,6 +29,7 @@ def test_cpu_cores_counts_the_affinity():
     assert 1 <= cpu_cores() <= (__import__("os").cpu_count() or 1)
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_a_run_started_with_one_thread_says_so(tmp_path, monkeypatch):
     """``python -m citetrain.train`` under OMP_NUM_THREADS=1 (what a bare ``accelerate launch``
     gives) prints the notice before training; with its share of the cores it prints none."""

@@ -14,6 +14,7 @@ from .conftest import REPO, tiny_overrides
 TRACKERS = ("wandb", "tensorboard", "trackio")
 
 
+@pytest.mark.slow  # ten seconds or more on 2 CPU cores
 def test_trackers_receive_loss_and_citation_scores(tiny_data, tmp_path, monkeypatch):
     installed = [t for t in TRACKERS if importlib.util.find_spec(t) is not None]
     if not installed:

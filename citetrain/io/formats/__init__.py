@@ -35,6 +35,7 @@ _SIGNATURES: list[tuple[str, tuple[str, ...]]] = [
     ("quotesum", ("summary", "source1")),
     ("citeeval", ("query", "passages")),
     ("longcite", ("query", "statements")),
+    ("longcite", ("query", "prediction", "context")),  # a raw tagged LongCite generation
     ("alce", ("question", "docs")),
     ("webglm", ("question", "references")),
 ]

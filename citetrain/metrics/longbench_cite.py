@@ -1,0 +1,253 @@
+"""LongBench-Cite citation recall, precision and F1 (Zhang et al. 2024, "LongCite: Enabling LLMs
+to Generate Fine-grained Citations in Long-context QA", §4; THUDM/LongCite ``auto_scorer.py`` and
+``eval_cite.py``).
+
+A record's statements are LongCite's (``record.longcite``, read by the ``longcite`` format), or
+else the output's sentences with the cited docs' texts as their snippets; only the first
+``max_statements`` (40) count. With the three judgements of
+:mod:`~citetrain.metrics.longbench_judges`:
+
+* statement score: cited — support(question, s, C) with C the statement's snippets joined by a
+  blank line and stripped (C empty: 0, no judgement asked); uncited — 1 − need_citation(s);
+* record recall R = mean statement score (0 without statements);
+* record precision P = mean over every citation c of every statement of relevance(s, c)
+  (0 without citations); record F1 = 2PR / (P + R) (0 when both are 0);
+* dataset row d = 100 × the mean of R, P and F1 over the records whose ``dataset`` is one of
+  ``datasets`` and contains ``d`` ("multifieldqa" thus covers multifieldqa_en and _zh);
+* ``longbench_cite_rec`` / ``_prec`` / ``_f1`` = the mean of the dataset rows other than
+  multifieldqa_en and multifieldqa_zh (the authors' average).
+
+Two choices where the authors' script has none: a dataset row without records is n/a and left out
+of the average (their mean of nothing is nan, which makes the average nan too); when no record
+belongs to any of ``datasets`` (a file without ``dataset``), the scores are the mean over all
+records. Every record is judged and listed in ``per_record``, in or out of a dataset row.
+"""
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Sequence
+
+from citetrain.llm.client import ChatClient
+from citetrain.metrics.base import MetricResult, f1, mean
+from citetrain.metrics.longbench_judges import (
+    Ask, LLMJudge, NeedRule, NLIJudge, Verdict, load_templates,
+)
+from citetrain.metrics.rules import at_least, between, checked, one_of
+from citetrain.nli.engine import NLIEngine
+from citetrain.records import Record
+from citetrain.text.statements import statements as split_statements
+
+DATASETS = ("longbench-chat", "multifieldqa_en", "multifieldqa_zh", "multifieldqa", "hotpotqa",
+            "dureader", "gov_report")
+NOT_AVERAGED = ("multifieldqa_en", "multifieldqa_zh")
+MAX_STATEMENTS = 40
+_CITE_BLOCK = re.compile(r"<cite>.*?</cite>", re.DOTALL)
+
+
+def _judge_rule(value: Any) -> str | None:
+    ok = value == "nli" or (isinstance(value, str) and value.startswith("llm:") and value[4:])
+    return None if ok else f"must be 'nli' or 'llm:MODEL', got {value!r}"
+
+
+def plain_response(prediction: str) -> str:
+    """The response as the need_citation judge reads it: ``<cite>...</cite>`` blocks and
+    ``<statement>`` tags removed."""
+    text = _CITE_BLOCK.sub("", prediction)
+    return text.replace("<statement>", "").replace("</statement>", "")
+
+
+def record_statements(rec: Record) -> tuple[str, list[tuple[str, list[str]]]]:
+    """The response and its statements with their snippets: LongCite's (``rec.longcite``), or the
+    output's sentences with their cited docs' texts (ids out of range left out)."""
+    lc = (rec.model_extra or {}).get("longcite")
+    if isinstance(lc, dict) and isinstance(lc.get("statements"), list):
+        sts = [(str(s.get("statement", "")), [str(c.get("cite", "")) for c in s.get("citation") or []])
+               for s in lc["statements"]]
+        return str(lc.get("prediction") or ""), sts
+    parsed = split_statements(rec.output, first_line_only=False)
+    sts = [(st.text, [rec.docs[i - 1].text for i in st.citations if 1 <= i <= len(rec.docs)])
+           for st in parsed]
+    return " ".join(st.text for st in parsed), sts
+
+
+def _asks(rec: Record, max_statements: int | None) -> tuple[list[dict[str, Any]], list[Ask], int]:
+    """A record's statement rows (without scores; ``asks``: their judgements' indices in the
+    record's list), the judgements they need, and the count of statements before the cut."""
+    prediction, sts = record_statements(rec)
+    total = len(sts)
+    if max_statements is not None:
+        sts = sts[:max_statements]
+    response = plain_response(prediction)
+    rows, asks = [], []
+    for i, (text, cites) in enumerate(sts):
+        where = f"record {rec.id}, statement {i}"
+        row: dict[str, Any] = {"id": rec.id, "statement": i, "text": text.strip(),
+                               "citations": len(cites), "asks": []}
+        if cites:
+            context = "\n\n".join(cites).strip()
+            if context:
+                row["asks"].append(len(asks))
+                asks.append(Ask("support", rec.question, text, context, where=where))
+        else:
+            earlier = " ".join(t.strip() for t, _ in sts[:i])
+            row["asks"].append(len(asks))
+            asks.append(Ask("need_citation", rec.question, text, response, earlier, where))
+        for c in cites:
+            row["asks"].append(len(asks))
+            asks.append(Ask("relevance", rec.question, text, c, where=where))
+        rows.append(row)
+    return rows, asks, total
+
+
+def _score_record(rid: str, rows: list[dict[str, Any]], verdicts: list[Verdict]) -> dict[str, Any]:
+    """Fill the statement rows from their verdicts; the record's recall, precision and F1."""
+    recall_terms, relevance = [], []
+    for row in rows:
+        mine = [(verdicts[k], k) for k in row.pop("asks")]
+        answers = [v.answer for v, _ in mine if v.answer is not None]
+        rel = [v.score for v, _ in mine[len(mine) - row["citations"]:]] if row["citations"] else []
+        if row["citations"]:
+            first = mine[0][0].score if len(mine) > row["citations"] else 0.0
+            row.update(support=first, need_citation=None)
+            recall_terms.append(first)
+        else:
+            need = mine[0][0].score
+            row.update(support=None, need_citation=need)
+            recall_terms.append(1.0 - need)
+        row.update(recall=recall_terms[-1], relevance=rel)
+        if answers:
+            row["answers"] = answers
+        relevance.extend(rel)
+    r, p = mean(recall_terms), mean(relevance)
+    return {"id": rid, "citation_recall": r, "citation_precision": p, "citation_f1": f1(p, r),
+            "n_statements": len(rows), "n_citations": len(relevance)}
+
+
+Sums = list  # [records, Σ recall, Σ precision, Σ F1]
+_KEYS = ("recall", "precision", "f1")
+
+
+def _sums(entries: Sequence[dict[str, Any]]) -> Sums:
+    """[count, Σ recall, Σ precision, Σ F1] of per-record entries."""
+    return [len(entries), *(math.fsum(e[f"citation_{k}"] for e in entries) for k in _KEYS)]
+
+
+def dataset_sums(per_record: Sequence[dict[str, Any]], datasets: Sequence[str]
+                 ) -> dict[str, Sums]:
+    """Per dataset name, the sums over the records whose ``dataset`` is one of ``datasets`` and
+    contains the name. Sums, not means, so that chunks of records add up
+    (:mod:`citetrain.metrics.merge`)."""
+    kept = [e for e in per_record if e.get("dataset") in datasets]
+    return {name: _sums([e for e in kept if name in e["dataset"]]) for name in datasets}
+
+
+def dataset_rows(sums: dict[str, Sums]) -> dict[str, dict[str, Any]]:
+    """The dataset rows: records and 100 × mean recall, precision, F1 (``None`` without records)."""
+    return {name: {"records": s[0], **{k: 100 * s[j + 1] / s[0] if s[0] else None
+                                       for j, k in enumerate(_KEYS)}}
+            for name, s in sums.items()}
+
+
+def average(sums: dict[str, Sums], all_records: Sums) -> dict[str, float]:
+    """The authors' average: the mean of the dataset rows with records, multifieldqa_en and _zh
+    left out; 100 × the mean over ``all_records`` when no row has a record."""
+    rows = dataset_rows(sums)
+    used = [n for n, r in rows.items() if n not in NOT_AVERAGED and r["records"]]
+    if used:
+        vals = {k: mean([rows[n][k] for n in used]) for k in _KEYS}
+    else:
+        n = all_records[0]
+        vals = {k: 100 * all_records[j + 1] / n if n else 0.0 for j, k in enumerate(_KEYS)}
+    return {"longbench_cite_rec": vals["recall"], "longbench_cite_prec": vals["precision"],
+            "longbench_cite_f1": vals["f1"]}
+
+
+def dataset_table(info: dict[str, Any]) -> str:
+    """The dataset rows of a result's ``info`` as a fixed-width table (n/a without records)."""
+    rows = dataset_rows(info["dataset_sums"])
+    w = max([len("dataset")] + [len(n) for n in rows])
+    lines = [f"{'dataset':<{w}}  {'records':>7}  {'recall':>8}  {'precision':>9}  {'f1':>8}"]
+    for name, r in rows.items():
+        vals = ["n/a" if r[k] is None else f"{r[k]:.2f}" for k in _KEYS]
+        lines.append(f"{name:<{w}}  {r['records']:>7}  {vals[0]:>8}  {vals[1]:>9}  {vals[2]:>8}")
+    return "\n".join(lines)
+
+
+def _make_judge(engine: NLIEngine, judge: str, **kw: Any) -> LLMJudge | NLIJudge:
+    """The NLI judge on ``engine``, or an LLM judge ``llm:MODEL``."""
+    if judge == "nli":
+        return NLIJudge(engine, kw["partial_threshold"], kw["need_citation"])
+    client = ChatClient(judge[4:], base_url=kw["base_url"], api_key_env=kw["api_key_env"],
+                        concurrency=kw["concurrency"])
+    return LLMJudge(client, load_templates(kw["prompts"]), kw["concurrency"])
+
+
+@checked(judge=_judge_rule, max_statements=at_least(1, none_ok=True), concurrency=at_least(1),
+         partial_threshold=between(0, 1), need_citation=one_of("new_content", "always", "never"))
+def longbench_cite(
+    records: Sequence[Record],
+    engine: NLIEngine,
+    *,
+    judge: str = "nli",
+    base_url: str | None = None,
+    api_key_env: str = "OPENAI_API_KEY",
+    concurrency: int = 4,
+    prompts: str | list[str] | None = None,
+    max_statements: int | None = MAX_STATEMENTS,
+    datasets: tuple[str, ...] = DATASETS,
+    partial_threshold: float = 0.5,
+    need_citation: NeedRule = "new_content",
+) -> MetricResult:
+    """LongBench-Cite citation recall, precision and F1 (see the module docstring).
+
+    Parameters
+    ----------
+    records : LongBench-Cite predictions (``longcite`` format), or any records with ``[k]`` marks.
+    engine : the NLI engine (the judge when ``judge="nli"``).
+    judge : ``"nli"`` (the engine) or ``"llm:MODEL"`` (a chat model; LongBench-Cite used GPT-4o).
+    base_url, api_key_env, concurrency : the LLM judge's endpoint (default ``$OPENAI_BASE_URL`` or
+        OpenAI's), the variable holding its key, and requests in flight at once.
+    prompts : the LLM judge's templates: a folder with ``support.txt``, ``relevance.txt``,
+        ``need_citation.txt``, or three files in that order; each holds ``{}`` for the inputs.
+    max_statements : statements judged per record, the first ones (``None``: all).
+    datasets : the dataset rows (a record counts in each row whose name its ``dataset`` contains).
+    partial_threshold : a two-way NLI backend's ``prob`` from which support is partial.
+    need_citation : the NLI judge's need-citation rule: ``"new_content"``, ``"always"``, ``"never"``.
+
+    Returns
+    -------
+    MetricResult named ``"longbench_cite"``: ``longbench_cite_rec`` / ``_prec`` / ``_f1``
+    (percentages, the authors' average); ``info["dataset_sums"]``: per dataset [records, Σ recall,
+    Σ precision, Σ F1] (:func:`dataset_rows` makes the rows); per record its recall, precision
+    and F1 (0–1); per statement its support or need, relevances and LLM answers.
+    """
+    jdg = _make_judge(engine, judge, base_url=base_url, api_key_env=api_key_env,
+                      concurrency=concurrency, prompts=prompts,
+                      partial_threshold=partial_threshold, need_citation=need_citation)
+    planned = [(rec, *_asks(rec, max_statements)) for rec in records]
+    asks = [a for _, _, mine, _ in planned for a in mine]
+    verdicts = jdg.judge(asks) if asks else []
+    per_record, rows, start = [], [], 0
+    for rec, srows, mine, total in planned:
+        entry = _score_record(rec.id, srows, verdicts[start:start + len(mine)])
+        start += len(mine)
+        dataset = (rec.model_extra or {}).get("dataset")
+        entry.update(dataset=dataset, n_statements_total=total)
+        per_record.append(entry)
+        rows.extend(srows)
+    sums, all_sums = dataset_sums(per_record, datasets), _sums(per_record)
+    settings: dict[str, Any] = {"name": jdg.name, "max_statements": max_statements}
+    if judge == "nli":
+        settings.update(partial_threshold=partial_threshold, need_citation=need_citation)
+    info = {"judge": settings, "records": len(per_record), "statements": len(rows),
+            "judgements": len(asks), "requests": sum(v.tries for v in verdicts),
+            "truncated_records": sum(e["n_statements_total"] > e["n_statements"]
+                                     for e in per_record),
+            "dataset_sums": sums, "record_sums": all_sums}
+    return MetricResult("longbench_cite", average(sums, all_sums), per_record, rows, info)
+
+
+__all__ = ["DATASETS", "MAX_STATEMENTS", "NOT_AVERAGED", "average", "dataset_rows",
+           "dataset_sums", "dataset_table", "longbench_cite", "plain_response",
+           "record_statements"]
