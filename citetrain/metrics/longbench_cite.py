@@ -58,10 +58,12 @@ def plain_response(prediction: str) -> str:
 
 
 def record_statements(rec: Record) -> tuple[str, list[tuple[str, list[str]]]]:
-    """The response and its statements with their snippets: LongCite's (``rec.longcite``), or the
-    output's sentences with their cited docs' texts (ids out of range left out)."""
+    """The response and its statements with their snippets: LongCite's (``rec.longcite``, while
+    the record's output is still the one they were read with), or the output's sentences with
+    their cited docs' texts (ids out of range left out): a refined or generated output."""
     lc = (rec.model_extra or {}).get("longcite")
-    if isinstance(lc, dict) and isinstance(lc.get("statements"), list):
+    if (isinstance(lc, dict) and isinstance(lc.get("statements"), list)
+            and lc.get("output", rec.output) == rec.output):
         sts = [(str(s.get("statement", "")), [str(c.get("cite", "")) for c in s.get("citation") or []])
                for s in lc["statements"]]
         return str(lc.get("prediction") or ""), sts

@@ -199,3 +199,16 @@ def test_chunks_add_up_and_the_table_shows_the_rows():
     assert re.search(r"multifieldqa\s+2\s+50\.00\s+50\.00\s+50\.00", table)
     assert re.search(r"dureader\s+0\s+n/a", table)
     assert isinstance(json.loads(json.dumps(whole.info)), dict) and isinstance(whole, MetricResult)
+
+
+def test_a_replaced_output_is_scored_from_its_marks_not_the_read_statements():
+    """Record C cites "nu" for "mu" (recall 0); refined to cite its doc 1 again and with a new
+    statement citing nothing, it is scored from the new output: "mu" against "nu" 0, the
+    uncited "kappa" new (need 1 -> 0); the untouched record keeps LongCite's statements."""
+    read = records()[2]
+    refined = read.model_copy(update={"output": "mu [1]. kappa."})
+    res = longbench_cite([read, refined.model_copy(update={"id": "C2"})], engine())
+    got = {e["id"]: (e["citation_recall"], e["citation_precision"]) for e in res.per_record}
+    assert got == {"C": (0.0, 0.0), "C2": (0.0, 0.0)}
+    rows = [r for r in res.per_statement if r["id"] == "C2"]
+    assert [(r["text"], r["citations"]) for r in rows] == [("mu.", 1), ("kappa.", 0)]

@@ -97,7 +97,9 @@ def convert_longcite(item: dict[str, Any], default_id: str) -> list[Record]:
     from the sentence indices when given); output = the statements, stripped, each followed by
     its citations' ids (before any trailing punctuation), joined by a space; question = ``query``;
     answer = the gold ``answer``; id = ``idx`` (default: the line number); ``dataset`` is kept,
-    and ``longcite`` holds the prediction and the statements with their citations.
+    and ``longcite`` holds the prediction and the statements with their citations, and the
+    output they are (a record whose output was replaced, refined or generated anew, is scored from
+    its new output).
     """
     question = require(item, "query")
     if item.get("statements") is not None:
@@ -111,4 +113,5 @@ def convert_longcite(item: dict[str, Any], default_id: str) -> list[Record]:
     extra = {"dataset": dataset} if dataset is not None else {}
     return [make_record(id=default_id if rid is None else str(rid), question=question, docs=docs,
                         output=output, answer=item.get("answer"), **extra,
-                        longcite={"prediction": prediction, "statements": statements})]
+                        longcite={"prediction": prediction, "statements": statements,
+                                  "output": output})]
