@@ -14,7 +14,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        "Resumable: finished stages are reused.")
     p.add_argument("--out", default="quickstart", help="output folder (default: quickstart)")
     p.add_argument("--seed", type=int, default=0, help="seed of the synthetic worlds and training")
-    p.add_argument("--fast", action="store_true", help="smaller run (under a minute), for CI")
+    p.add_argument("--fast", action="store_true", help="smaller run (about 3 minutes on 2 CPU cores), for CI")
     p.add_argument("--dry-run", action="store_true", help="print the plan and the stages, run nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(run=run)

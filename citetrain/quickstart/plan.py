@@ -40,8 +40,8 @@ class Plan:
 
 
 def make_plan(out: str | Path = "quickstart", seed: int = 0, fast: bool = False) -> Plan:
-    """The default plan (about 2 minutes on 2 CPU cores) or the ``--fast`` one (under a
-    minute, for CI)."""
+    """The default plan (about 5½ minutes on 2 idle CPU cores) or the ``--fast`` one (about
+    3 minutes, for CI)."""
     if fast:
         return Plan(Path(out), seed, True, train_records=300, validation_records=15,
                     test_records=60, max_steps=100, eval_steps=50)

@@ -74,6 +74,20 @@ def test_dpo_on_sampled_pairs_lowers_its_loss_and_widens_its_margin(tmp_path, to
     assert sum(margins[-5:]) / 5 > sum(margins[:5]) / 5 + 0.05, margins
 
 
+def test_dpo_on_selfcite_pairs_trains_from_pairs_the_policy_ranked(tmp_path, toy_sft, capsys):
+    """``rl.rejected: selfcite``: the starting model samples, its own context-ablation reward
+    ranks the citation sets, DPO trains on the best over the worst (recipes/tiny-selfcite.yaml)."""
+    recipe = load_recipe(rl_recipe(tmp_path, toy_sft, "dpo", rejected="selfcite", samples=2,
+                                   selfcite={"candidates": 4, "max_ids": 2}),
+                         ["train.max_steps=3", "train.batch_size=8"])
+    summary = train(recipe)
+    said = capsys.readouterr().out
+    assert "preference pairs (selfcite)" in said
+    assert summary["steps"] == 3 and len(summary["margins"]) == 3
+    tensors, size = check_adapter(Path(summary["final"]), summary["adapter_tensors"])
+    assert tensors > 0 and size > 0
+
+
 def test_dpo_on_perturbed_pairs_generator_prompts_and_a_resumed_grpo_run(tmp_path, toy_sft):
     summary = train(load_recipe(rl_recipe(tmp_path, toy_sft, "dpo"), ["train.max_steps=4"]))
     assert summary["steps"] == 4 and summary["margins"]
