@@ -38,15 +38,23 @@ def _record(records: dict[str, Record], ex: dict[str, Any]) -> Record:
     return rec
 
 
-def _statement(rec: Record, unit: str):
+def unit_statements(rec: Record, unit: str) -> tuple[list, int]:
+    """The record's statements and the index ``k`` of a per-statement example's unit
+    (``"statement k"``); one error line for another unit or a record with fewer statements."""
     if not unit.startswith("statement "):
-        raise CitetrainError(f"example {rec.id!r}: unit {unit!r}; GRPO and DPO on a refiner set "
-                             "read per-statement examples (build it with refiner.unit: statement)")
+        raise CitetrainError(f"example {rec.id!r}: unit {unit!r}; GRPO, DPO and SelfCite pairs on a "
+                             "refiner set read per-statement examples (build it with refiner.unit: "
+                             "statement)")
     k = int(unit.split()[-1])
     sts = statements(rec.output, first_line_only=False)
     if k >= len(sts):
         raise CitetrainError(f"example {rec.id!r}: unit {unit!r}, but its record's output has "
                              f"{len(sts)} statements (records.jsonl and the dataset disagree)")
+    return sts, k
+
+
+def _statement(rec: Record, unit: str):
+    sts, k = unit_statements(rec, unit)
     return sts[k]
 
 

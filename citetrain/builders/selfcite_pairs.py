@@ -16,11 +16,11 @@ from __future__ import annotations
 from typing import Any, Iterable, Sequence
 
 from citetrain.builders import prompts as P
+from citetrain.builders.rl_sets import unit_statements
 from citetrain.builders.sets import unit_rng
 from citetrain.errors import CitetrainError
 from citetrain.records import Record
 from citetrain.rewards.selfcite import Case, SelfCiteReward
-from citetrain.text.statements import statements
 
 
 def candidate_sets(given: Sequence[int], outputs: Sequence[str], n_docs: int, n: int,
@@ -50,14 +50,7 @@ def candidate_sets(given: Sequence[int], outputs: Sequence[str], n_docs: int, n:
 def statement_of(rec: Record, unit: str) -> tuple[str, str, tuple[int, ...]]:
     """``(prefix, text, given ids)`` of a per-statement example's unit (``"statement k"``): the
     earlier statements as written, the statement without marks, its citations."""
-    if not unit.startswith("statement "):
-        raise CitetrainError(f"example {rec.id!r}: unit {unit!r}; SelfCite pairs read per-statement "
-                             "examples (build the refiner set with refiner.unit: statement)")
-    k = int(unit.split()[-1])
-    sts = statements(rec.output, first_line_only=False)
-    if k >= len(sts):
-        raise CitetrainError(f"example {rec.id!r}: unit {unit!r}, but its record's output has "
-                             f"{len(sts)} statements (records.jsonl and the dataset disagree)")
+    sts, k = unit_statements(rec, unit)
     prefix = " ".join(s.raw.strip() for s in sts[:k])
     return prefix, sts[k].text.strip(), tuple(dict.fromkeys(sts[k].citations))
 
