@@ -1,7 +1,8 @@
 """``kind: grpo``: trl's ``GRPOTrainer`` on the prompts of a built refiner or generator set,
 rewarded by the citation rewards of :mod:`citetrain.rewards.citation` and SelfCite's
 context-ablation reward (:mod:`citetrain.rewards.selfcite`, scored by the policy itself unless
-``rl.selfcite.model`` names a scorer) with the recipe's weights (``rl.rewards``), LoRA / QLoRA / full as the recipe says, from ``model.adapter`` when given."""
+``rl.selfcite.model`` names a scorer) with the recipe's weights (``rl.rewards``), LoRA / QLoRA /
+full as the recipe says, from ``model.adapter`` when given."""
 from __future__ import annotations
 
 from typing import Any
