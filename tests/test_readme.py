@@ -7,7 +7,8 @@ variant. A comment line starting ``# CPU`` begins commands that run here in full
 - **Run in full** (``test_readme_cpu_commands_run_in_order``): the CPU commands of every block, in
   README order, with ``HF_HUB_OFFLINE=1``, as a few independent chains (:data:`CHAINS`: a later
   block uses what an earlier one of its chain trained), each in a temporary copy of the shipped
-  folders. Trainings get ``--set train.max_steps=2 --set eval.subset=8 --set
+  folders (a command in :data:`RUN_BY_TESTS` is left to the test named there, which runs it with
+  its own checks). Trainings get ``--set train.max_steps=2 --set eval.subset=8 --set
   data.max_train_examples=64`` appended (the tiny settings: the recipe's own step count is what a
   user runs, the path is the same);
   ``citetrain SUB ...`` runs through citetrain's ``main`` in the worker (tests/test_wheel.py runs
@@ -86,6 +87,27 @@ CHAINS = {
     "judge": ["Distill, export and serve a judge"],
     "rl": ["Build training data", "Preference and RL training"],
 }
+
+
+# CPU commands that a dedicated test runs in full with its own checks (the command's
+# distinguishing word: that test), left out of the chains so that no command runs twice
+RUN_BY_TESTS = {
+    "launch/cpu-2proc.yaml": "tests/train/test_distributed.py::test_two_processes_over_gloo",
+}
+
+
+def readme_cpu_command(word: str) -> str:
+    """The one ``# CPU`` command of the README that holds ``word``."""
+    found = [c for _, c in CPU if word in c.split()]
+    assert len(found) == 1, f"README CPU commands holding {word}: {found}"
+    return found[0]
+
+
+def test_commands_run_by_tests_are_in_the_readme_and_their_tests_exist():
+    for word, test in RUN_BY_TESTS.items():
+        readme_cpu_command(word)
+        path, name = test.split("::")
+        assert f"def {name}(" in (REPO / path).read_text(), test
 
 
 def test_readme_is_short():
@@ -185,7 +207,8 @@ def test_readme_cpu_commands_run_in_order(tmp_path, chain, monkeypatch):
     commands = [c for section, c in CPU if section in CHAINS[chain]]
     assert commands, f"README shows no CPU commands in {CHAINS[chain]}"
     for command in commands:
-        _run_cpu(command, tmp_path, env, monkeypatch)
+        if not RUN_BY_TESTS.keys() & set(command.split()):
+            _run_cpu(command, tmp_path, env, monkeypatch)
 
 
 # -- checked --------------------------------------------------------------------------------------

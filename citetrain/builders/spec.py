@@ -24,6 +24,15 @@ class SynthSpec(_Section):
     """How many records."""
     seed: int = 0
     """Seed of the records: the same seed writes the same records."""
+    docs: tuple[int, int] = (4, 6)
+    """Passages per record, ``[min, max]`` (``citetrain synth --docs MIN,MAX``); min at least 3."""
+
+    @model_validator(mode="after")
+    def _docs_range(self) -> "SynthSpec":
+        lo, hi = self.docs
+        if not 3 <= lo <= hi:
+            raise ValueError(f"docs must be [min, max] with 3 <= min <= max, got {list(self.docs)}")
+        return self
 
 
 class SourceSpec(SuiteData):

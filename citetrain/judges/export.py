@@ -49,20 +49,18 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
     ``calibration_seed``); ``first_token``: a BERT or RoBERTa classifier's last layer is exported for the
     first token only (:mod:`citetrain.nli.first_token`; ``False``: the whole layer). Returns
     what the card reports (files, preprocessing, agreement with the PyTorch model)."""
+    from citetrain.models.pkg import model_folder
+
+    if runtime not in RUNTIMES:
+        raise CitetrainError(f"export runtime must be one of {', '.join(RUNTIMES)}, not {runtime!r}")
+    src = model_folder(model)  # before torch is imported: a wrong path fails at once
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from citetrain.judges import openvino_ir as ir
-    from citetrain.models.pkg import resolve_model_path
     from citetrain.nli.classifier import ClassifierNLI
     from citetrain.nli.ffn_units import drop_dead_units
     from citetrain.nli.first_token import first_token as trim
-
-    if runtime not in RUNTIMES:
-        raise CitetrainError(f"export runtime must be one of {', '.join(RUNTIMES)}, not {runtime!r}")
-    src = Path(resolve_model_path(str(model)))
-    if not src.is_dir():
-        raise CitetrainError(f"{model}: not a model folder")
     pairs = None
     if runtime == "onnx":
         if calibration is not None:

@@ -42,16 +42,14 @@ def prune_judge(model: str | Path, out: str | Path, keep: int | Sequence[int],
     """Write ``model`` (a classifier folder) pruned to ``keep`` feed-forward units a layer, or
     ``keep[i]`` in layer ``i``, into ``out`` (replaced as a whole when done); returns what its
     card reports."""
+    from citetrain.models.pkg import model_folder
+
+    src = model_folder(model)  # before torch is imported: a wrong path fails at once
     import torch
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
     from citetrain.models.compensate import compensate_ffn
-    from citetrain.models.pkg import resolve_model_path
     from citetrain.nli.classifier import ClassifierNLI
-
-    src = Path(resolve_model_path(str(model)))
-    if not src.is_dir():
-        raise CitetrainError(f"{model}: not a model folder")
     if token_pairs < 1 or head_pairs < 1:
         raise CitetrainError("--token-pairs and --head-pairs must be at least 1")
     reader = ClassifierNLI(str(src), device="cpu", dtype="fp32", batch_size=BATCH)

@@ -57,3 +57,12 @@ def resolve_model_path(name: str) -> str:
         options = ", ".join(f"{PREFIX}{package}/{p.relative_to(root).as_posix()}" for p in same)
         raise CitetrainError(f"{name}: several model folders; name one: {options}")
     return str(found[0])
+
+
+def model_folder(model: str | Path) -> Path:
+    """The local folder of ``model`` (a path or ``pkg:NAME``), or a one-line error naming it
+    when it is not a folder; imports no model library, so a wrong path fails at once."""
+    src = Path(resolve_model_path(str(model)))
+    if not src.is_dir():
+        raise CitetrainError(f"{model}: not a model folder")
+    return src

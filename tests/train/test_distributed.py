@@ -5,6 +5,7 @@ RECIPE``: the start-up hook of citetrain/cli/recipe_hook.py)."""
 import importlib.util
 import json
 import os
+import shlex
 import shutil
 import subprocess
 
@@ -22,15 +23,17 @@ needs_deepspeed = pytest.mark.skipif(importlib.util.find_spec("deepspeed") is No
                                      reason="deepspeed not installed (pip install -e '.[test]')")
 
 
-def launch(tiny_data, out, *launch_args, steps=4, processes=2, module=True, procs_flag=True):
+def launch(tiny_data, out, *launch_args, steps=4, processes=2, module=True, procs_flag=True,
+           recipe=("tiny-cpu.yaml",)):
     """Train the tiny recipe with ``accelerate launch`` on ``processes`` processes (``procs_flag``:
     named on the command line, else by the launch config); ``module=False`` hands accelerate the
-    recipe file itself."""
+    recipe file itself; ``recipe``: the recipe and its own ``--set``s, before the tiny ones."""
     sets = tiny_overrides(tiny_data, out, **{"train.max_steps": steps, "train.save_steps": 2,
                                              "eval.steps": 2})
     procs = ["--num_processes", str(processes)] if procs_flag else []
-    cmd = (["accelerate", "launch", "--main_process_port", "0", *launch_args, *procs, *(["-m", "citetrain.train"] if module else []),
-            str(REPO / "recipes" / "tiny-cpu.yaml")] + [a for s in sets for a in ("--set", s)])
+    cmd = (["accelerate", "launch", "--main_process_port", "0", *launch_args, *procs,
+            *(["-m", "citetrain.train"] if module else []), str(REPO / "recipes" / recipe[0]),
+            *recipe[1:]] + [a for s in sets for a in ("--set", s)])
     env = {**os.environ, "OMP_NUM_THREADS": "1"}
     env.pop("CITETRAIN_RECIPE_HOOK", None)
     run = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900, cwd=REPO)
@@ -51,10 +54,18 @@ def launch(tiny_data, out, *launch_args, steps=4, processes=2, module=True, proc
 
 @needs_accelerate
 def test_two_processes_over_gloo(tiny_data, tmp_path):
-    """The recipe file handed to accelerate with the shipped two-process CPU config (its world
-    size read back from the run); ``-m citetrain.train`` runs under ZeRO-2 below."""
-    launch(tiny_data, tmp_path / "ddp", "--config_file", str(REPO / "launch" / "cpu-2proc.yaml"),
-           procs_flag=False, module=False)
+    """The README's two-process CPU command (the chain of tests/test_readme.py leaves it to this
+    test): the recipe file handed to accelerate with the shipped two-process CPU config, its world
+    size read back from the run; ``-m citetrain.train`` runs under ZeRO-2 below."""
+    from tests.test_readme import RUN_BY_TESTS, readme_cpu_command
+
+    line = readme_cpu_command("launch/cpu-2proc.yaml")
+    assert RUN_BY_TESTS["launch/cpu-2proc.yaml"].endswith(f"::{test_two_processes_over_gloo.__name__}")
+    words = shlex.split(line)
+    assert words[:4] == ["accelerate", "launch", "--config_file", "launch/cpu-2proc.yaml"], line
+    assert words[4].startswith("recipes/"), line
+    launch(tiny_data, tmp_path / "ddp", "--config_file", str(REPO / words[3]),
+           procs_flag=False, module=False, recipe=(words[4].removeprefix("recipes/"), *words[5:]))
 
 
 @needs_accelerate
