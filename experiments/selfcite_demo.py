@@ -1,0 +1,189 @@
+"""The CPU demonstration of issue 77: SelfCite's context-ablation reward trains a tiny refiner to
+cite better on long synthetic records, measured on held-out records over several seeds.
+
+Per seed ``S`` (every stage is a ``citetrain`` command a user runs; a finished stage is kept, so a
+killed run goes on where it stopped):
+
+1. ``citetrain build data_builders/tiny.yaml`` on ``synthetic: {n, seed: S, docs: [12, 16]}``:
+   refiner data from records of 12-16 passages whose supporting passages are known;
+2. ``citetrain train recipes/tiny-sft.yaml``: the SFT refiner (the starting policy);
+3. ``citetrain train recipes/tiny-selfcite.yaml``: DPO on SelfCite pairs, best over worst of
+   ``rl.selfcite.candidates`` citation sets ranked by the SFT model's own reward;
+4. ``citetrain synth --docs 12,16`` held-out records of another world (seed ``1000 + S``), then
+   ``citetrain refine`` with the SFT adapter, the SFT adapter with ``--best-of 4`` (SelfCite
+   best-of-N) and the DPO adapter.
+
+Each answer file is scored with the SelfCite reward (mean over the statements of a record, then
+over records; the scorer is the seed's SFT model for every row, so the rows share one yardstick),
+``longbench_cite`` F1 and ALCE citation F1, both under the lexical NLI. Writes ``OUT/table.md``
+(mean ± sd over the seeds) and ``OUT/scores.json`` (every seed).
+Run: ``python experiments/selfcite_demo.py --seeds 0 1 2`` (``--jobs 2`` runs two seeds at once).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+ROWS = {"unrefined (as generated)": None, "SFT": "refined-sft.jsonl",
+        "SFT, best-of-4 by the SelfCite reward": "refined-sft-bo4.jsonl",
+        "SFT + SelfCite DPO": "refined-selfcite.jsonl"}
+COLUMNS = ("selfcite_reward", "longbench_cite_f1", "citation_f1")
+
+
+def citetrain(args: list[str], log: Path, threads: int) -> None:
+    """One ``citetrain`` command, its output appended to ``log``; a failure stops the seed."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "OMP_NUM_THREADS": str(threads)}
+    with open(log, "a", encoding="utf-8") as f:
+        f.write(f"$ citetrain {' '.join(args)}\n")
+        f.flush()
+        done = subprocess.run([sys.executable, "-m", "citetrain", *args], cwd=REPO, env=env,
+                              stdout=f, stderr=subprocess.STDOUT)
+    if done.returncode:
+        raise SystemExit(f"`citetrain {' '.join(args)}` exited {done.returncode}; see {log}")
+
+
+def suffixed(name: str, a: argparse.Namespace) -> str:
+    """An answer file of the reward's scorer: ``refined-x.jsonl`` or ``refined-x-generator.jsonl``."""
+    return name if a.scorer == "refiner" else name.replace(".jsonl", f"-{a.scorer}.jsonl")
+
+
+def run_seed(seed: int, a: argparse.Namespace) -> Path:
+    """Stages 1-4 for one seed; returns its folder."""
+    out = a.out / f"seed{seed}"
+    out.mkdir(parents=True, exist_ok=True)
+    log, t = out / "log.txt", a.threads
+    lo, hi = a.docs
+    data, sft, dpo = out / "data", out / "sft", out / "selfcite"
+    long = [f"data.max_length={a.max_length}", f"train.seed={seed}"]
+    if not (data / "manifest.json").is_file():
+        citetrain(["build", "data_builders/tiny.yaml", "--set",
+                   f"sources=[{{synthetic: {{n: {a.records}, seed: {seed}, docs: [{lo}, {hi}]}}}}]",
+                   "--set", f"out={data}", "--no-progress"], log, t)
+    sets = [*long, f"data.dataset={data}/dataset", f"train.output_dir={sft}",
+            f"train.max_steps={a.sft_steps}"]
+    if not (sft / "final").is_dir():
+        citetrain(["train", "recipes/tiny-sft.yaml", *[x for s in sets for x in ("--set", s)]], log, t)
+    scorer = None  # the reward's scorer: the refiner itself, or a tiny generator of the answers
+    if a.scorer == "generator":
+        gdata, gen = out / "gen-data", out / "generator"
+        if not (gdata / "manifest.json").is_file():
+            citetrain(["build", "data_builders/generator.yaml", "--set",
+                       f"sources=[{{synthetic: {{n: {a.records}, seed: {seed}, docs: [{lo}, {hi}]}}}}]",
+                       "--set", f"out={gdata}", "--no-progress"], log, t)
+        sets = [*long, "kind=generator", f"data.dataset={gdata}/dataset",
+                f"train.output_dir={gen}", f"train.max_steps={a.sft_steps}", "eval.enabled=false",
+                "eval.best_metric=null"]
+        if not (gen / "final").is_dir():
+            citetrain(["train", "recipes/tiny-sft.yaml", *[x for s in sets for x in ("--set", s)]],
+                      log, t)
+        scorer = f"{gen}/final"
+        dpo = out / "selfcite-generator"
+    sets = [*long, f"data.dataset={data}/dataset", f"train.output_dir={dpo}",
+            f"model.name_or_path={sft}/base", f"model.adapter={sft}/final",
+            f"train.max_steps={a.dpo_steps}", f"data.max_train_examples={a.pair_examples}",
+            *([f"rl.selfcite.model={scorer}"] if scorer else [])]
+    if not (dpo / "final").is_dir():
+        citetrain(["train", "recipes/tiny-selfcite.yaml", *[x for s in sets for x in ("--set", s)]],
+                  log, t)
+    held = out / "heldout.jsonl"
+    if not held.is_file():
+        citetrain(["synth", "--n", str(a.heldout), "--seed", str(1000 + seed), "--docs",
+                   f"{lo},{hi}", "--out", str(held)], log, t)
+    common = ["--max-length", str(a.max_length), "--no-progress"]
+    bo4 = ["--best-of", "4", "--seed", str(seed), *(["--selfcite-model", scorer] if scorer else [])]
+    for name, refiner, extra in (("refined-sft.jsonl", sft, []),
+                                 (suffixed("refined-sft-bo4.jsonl", a), sft, bo4),
+                                 (suffixed("refined-selfcite.jsonl", a), dpo, [])):
+        if not (out / name).is_file():
+            citetrain(["refine", str(held), "--refiner", f"{refiner}/final", "--out",
+                       str(out / name), *common, *extra], log, t)
+    return out
+
+
+def score_seed(out: Path, a: argparse.Namespace) -> dict[str, dict[str, float]]:
+    """The three columns for every row of one seed, the reward scored by ``--scorer``."""
+    from citetrain.io.readers import read_records
+    from citetrain.metrics.evaluate import evaluate
+    from citetrain.nli.registry import make_engine
+    from citetrain.rewards.selfcite import SelfCiteReward, response_cases
+
+    scorer = out / ("sft" if a.scorer == "refiner" else a.scorer) / "final"
+    reward = SelfCiteReward.from_pretrained(str(scorer), max_batch_tokens=16384)
+    lexical = make_engine("lexical", progress=False)
+    rows = {}
+    for row, name in ROWS.items():
+        name = suffixed(name, a) if name and name != "refined-sft.jsonl" else name
+        records = read_records(out / (name or "heldout.jsonl"), "alce").records
+        report = evaluate(records, metrics=["alce", "longbench_cite"], nli=lexical, progress=False)
+        flat = {k: float(v) for g in report.scores.values() for k, v in g.items() if v is not None}
+        per_record = []
+        for r in records:
+            cases = response_cases(r.question, r.docs, r.output)
+            values = reward.case_rewards(cases) if cases else []
+            per_record.append(sum(values) / len(values) if values else 0.0)
+        rows[row] = {"selfcite_reward": sum(per_record) / len(per_record),
+                     "longbench_cite_f1": flat["longbench_cite_f1"],
+                     "citation_f1": flat["citation_f1"]}
+    return rows
+
+
+def table(scores: dict[int, dict[str, dict[str, float]]], a: argparse.Namespace) -> str:
+    """Mean ± sd over the seeds, one line per row."""
+    seeds = sorted(scores)
+    head = ("| | SelfCite reward | LongBench-Cite F1 (lexical) | ALCE citation F1 (lexical) |\n"
+            "|---|---|---|---|\n")
+    lines = []
+    for row in ROWS:
+        cells = []
+        for col in COLUMNS:
+            vals = [scores[s][row][col] for s in seeds]
+            sd = statistics.stdev(vals) if len(vals) > 1 else 0.0
+            cells.append(f"{statistics.mean(vals):.3f} ± {sd:.3f}" if col == "selfcite_reward"
+                         else f"{statistics.mean(vals):.1f} ± {sd:.1f}")
+        lines.append(f"| {row} | " + " | ".join(cells) + " |")
+    lo, hi = a.docs
+    return (f"{a.heldout} held-out synthetic records of {lo}-{hi} passages per seed, seeds "
+            f"{', '.join(map(str, seeds))} (mean ± sd over seeds)\n\n" + head + "\n".join(lines) + "\n")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    ap.add_argument("--out", type=Path, default=REPO / "runs" / "selfcite-demo")
+    ap.add_argument("--records", type=int, default=300, help="synthetic training records a seed")
+    ap.add_argument("--docs", type=lambda s: tuple(int(x) for x in s.split(",")), default=(12, 16))
+    ap.add_argument("--max-length", type=int, default=1024)
+    ap.add_argument("--sft-steps", type=int, default=300)
+    ap.add_argument("--dpo-steps", type=int, default=100)
+    ap.add_argument("--pair-examples", type=int, default=400,
+                    help="training statements ranked into SelfCite pairs")
+    ap.add_argument("--heldout", type=int, default=60)
+    ap.add_argument("--scorer", choices=["refiner", "generator"], default="refiner",
+                    help="the reward's scoring model: the SFT refiner itself, or a tiny generator "
+                         "trained on the same records' answers (rl.selfcite.model)")
+    ap.add_argument("--jobs", type=int, default=1, help="seeds run at once")
+    args = ap.parse_args(argv)
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    args.threads = max(1, cores // args.jobs)
+    with ThreadPoolExecutor(args.jobs) as pool:
+        folders = dict(zip(args.seeds, pool.map(lambda s: run_seed(s, args), args.seeds)))
+    scores = {s: score_seed(f, args) for s, f in folders.items()}
+    from citetrain.io.writers import atomic_write_text
+
+    text = table(scores, args)
+    print(text)
+    tag = "" if args.scorer == "refiner" else f"-{args.scorer}"
+    atomic_write_text(args.out / f"table{tag}.md", text)
+    atomic_write_text(args.out / f"scores{tag}.json", json.dumps(scores, indent=2) + "\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
