@@ -41,15 +41,17 @@ class Sources:
 
 
 def _synthetic(spec: Any) -> ReadResult:
-    """Seeded synthetic records as a :class:`ReadResult` (path ``synthetic:n=N,seed=S`` and ``,docs=MIN-MAX`` when not 4-6; the
-    "hash" is the sha256 of their JSONL text, so a changed generator invalidates a resume)."""
+    """Seeded synthetic records as a :class:`ReadResult` (path ``synthetic:n=N,seed=S``, then
+    ``,docs=MIN-MAX`` unless the passages per record are the default; the "hash" is the sha256 of
+    their JSONL text, so a changed generator invalidates a resume)."""
     import json
 
-    from citetrain.synth.records import synth_records
+    from citetrain.synth.records import DOCS, synth_records
 
-    records = synth_records(spec.n, spec.seed, n_docs=tuple(spec.docs))
-    name = f"synthetic:n={spec.n},seed={spec.seed}" + ("" if tuple(spec.docs) == (4, 6) else
-                                                       f",docs={spec.docs[0]}-{spec.docs[1]}")
+    records = synth_records(spec.n, spec.seed, n_docs=spec.docs)
+    name = f"synthetic:n={spec.n},seed={spec.seed}"
+    if spec.docs != DOCS:
+        name += f",docs={spec.docs[0]}-{spec.docs[1]}"
     text = "".join(json.dumps(r.to_dict(), sort_keys=True) + "\n" for r in records)
     return ReadResult(records, [], "synthetic", len(records),
                       paths=[hashlib.sha256(text.encode()).hexdigest()],

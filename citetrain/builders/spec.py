@@ -4,11 +4,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from citetrain.analysis.support import QUERY_RECALL, RESPONSE_RECALL
 from citetrain.config import load_config
 from citetrain.metrics.suites import SuiteData, resolve_data_paths
+from citetrain.synth.records import DOCS, docs_range
 
 Kind = Literal["refiner", "generator", "judge", "pairs"]
 
@@ -24,15 +25,13 @@ class SynthSpec(_Section):
     """How many records."""
     seed: int = 0
     """Seed of the records: the same seed writes the same records."""
-    docs: tuple[int, int] = (4, 6)
+    docs: tuple[int, int] = DOCS
     """Passages per record, ``[min, max]`` (``citetrain synth --docs MIN,MAX``); min at least 3."""
 
-    @model_validator(mode="after")
-    def _docs_range(self) -> "SynthSpec":
-        lo, hi = self.docs
-        if not 3 <= lo <= hi:
-            raise ValueError(f"docs must be [min, max] with 3 <= min <= max, got {list(self.docs)}")
-        return self
+    @field_validator("docs")
+    @classmethod
+    def _docs_range(cls, docs: tuple[int, int]) -> tuple[int, int]:
+        return docs_range(docs)
 
 
 class SourceSpec(SuiteData):

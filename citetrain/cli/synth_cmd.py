@@ -3,6 +3,8 @@ from __future__ import annotations
 
 import argparse
 
+from citetrain.synth.records import DOCS
+
 
 def _docs(text: str) -> tuple[int, int]:
     lo, _, hi = text.partition(",")
@@ -18,8 +20,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        "passages with gold supporting ids and a citation case per statement.")
     p.add_argument("--n", type=int, default=2000, help="number of records (default 2000)")
     p.add_argument("--seed", type=int, default=0, help="world and record seed (default 0)")
-    p.add_argument("--docs", type=_docs, default=(4, 6), metavar="MIN,MAX",
-                   help="passages per record (default 4,6)")
+    p.add_argument("--docs", type=_docs, default=DOCS, metavar="MIN,MAX",
+                   help=f"passages per record (default {DOCS[0]},{DOCS[1]})")
     p.add_argument("--out", default="data/synth.jsonl", help="output .jsonl / .json file")
     p.set_defaults(run=run)
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from citetrain.errors import CitetrainError
@@ -285,7 +285,20 @@ def _consistent(docs: list[Doc], plan: list[_Stmt]) -> bool:
     return True
 
 
-def synth_records(n: int, seed: int = 0, *, n_docs: tuple[int, int] = (4, 6),
+DOCS = (4, 6)
+"""Passages per record unless told otherwise: ``(min, max)``."""
+
+
+def docs_range(n_docs: Sequence[int]) -> tuple[int, int]:
+    """``(min, max)`` passages per record; ``ValueError`` unless ``3 <= min <= max`` (room for two
+    relevant passages, a split fact, and a distractor)."""
+    lo, hi = n_docs
+    if not 3 <= lo <= hi:
+        raise ValueError(f"docs must be (min, max) with 3 <= min <= max, got ({lo}, {hi})")
+    return lo, hi
+
+
+def synth_records(n: int, seed: int = 0, *, n_docs: tuple[int, int] = DOCS,
                   start: int = 0) -> list[Record]:
     """Seeded synthetic records ``start .. n - 1`` (see the module docstring for the schema and
     cases).
@@ -294,9 +307,7 @@ def synth_records(n: int, seed: int = 0, *, n_docs: tuple[int, int] = (4, 6),
     a larger ``n`` extends a smaller one, and ``start`` makes a long stream piece by piece. ``n_docs = (lo, hi)`` bounds the passages per record;
     ``lo >= 3`` leaves room for two relevant passages (split facts) and a distractor.
     """
-    lo, hi = n_docs
-    if not 3 <= lo <= hi:
-        raise ValueError(f"n_docs must be (lo, hi) with 3 <= lo <= hi, got {n_docs}")
+    lo, hi = docs_range(n_docs)
     world = build_world(seed)
     if hi > len(world.entities):
         raise CitetrainError(f"{hi} passages per record: the synthetic world has "
