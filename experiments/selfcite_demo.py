@@ -31,9 +31,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-ROWS = {"unrefined (as generated)": None, "SFT": "refined-sft.jsonl",
-        "SFT, best-of-4 by the SelfCite reward": "refined-sft-bo4.jsonl",
-        "SFT + SelfCite DPO": "refined-selfcite.jsonl"}
+ROWS = ("unrefined (as generated)", "SFT", "SFT, best-of-4 by the SelfCite reward",
+        "SFT + SelfCite DPO")
 COLUMNS = ("selfcite_reward", "longbench_cite_f1", "citation_f1")
 
 
@@ -49,9 +48,27 @@ def citetrain(args: list[str], log: Path, threads: int) -> None:
         raise SystemExit(f"`citetrain {' '.join(args)}` exited {done.returncode}; see {log}")
 
 
-def suffixed(name: str, a: argparse.Namespace) -> str:
-    """An answer file of the reward's scorer: ``refined-x.jsonl`` or ``refined-x-generator.jsonl``."""
-    return name if a.scorer == "refiner" else name.replace(".jsonl", f"-{a.scorer}.jsonl")
+def tag(a: argparse.Namespace) -> str:
+    """The scorer's suffix of the files it ranked: ``""`` (the refiner) or ``"-generator"``."""
+    return "" if a.scorer == "refiner" else f"-{a.scorer}"
+
+
+def answer_files(a: argparse.Namespace) -> dict[str, str]:
+    """Each row's answer file in a seed's folder."""
+    return dict(zip(ROWS, ("heldout.jsonl", "refined-sft.jsonl",
+                           f"refined-sft-bo4{tag(a)}.jsonl", f"refined-selfcite{tag(a)}.jsonl")))
+
+
+def with_sets(recipe: str, sets: list[str]) -> list[str]:
+    """``train RECIPE --set K=V ...``."""
+    return ["train", recipe, *[x for s in sets for x in ("--set", s)]]
+
+
+def build(spec: str, out: Path, seed: int, a: argparse.Namespace) -> list[str]:
+    """``build SPEC`` on the seed's synthetic records of ``--docs`` passages, into ``out``."""
+    lo, hi = a.docs
+    source = f"sources=[{{synthetic: {{n: {a.records}, seed: {seed}, docs: [{lo}, {hi}]}}}}]"
+    return ["build", spec, "--set", source, "--set", f"out={out}", "--no-progress"]
 
 
 def run_seed(seed: int, a: argparse.Namespace) -> Path:
@@ -60,50 +77,46 @@ def run_seed(seed: int, a: argparse.Namespace) -> Path:
     out.mkdir(parents=True, exist_ok=True)
     log, t = out / "log.txt", a.threads
     lo, hi = a.docs
-    data, sft, dpo = out / "data", out / "sft", out / "selfcite"
+    data, sft = out / "data", out / "sft"
     long = [f"data.max_length={a.max_length}", f"train.seed={seed}"]
     if not (data / "manifest.json").is_file():
-        citetrain(["build", "data_builders/tiny.yaml", "--set",
-                   f"sources=[{{synthetic: {{n: {a.records}, seed: {seed}, docs: [{lo}, {hi}]}}}}]",
-                   "--set", f"out={data}", "--no-progress"], log, t)
-    sets = [*long, f"data.dataset={data}/dataset", f"train.output_dir={sft}",
-            f"train.max_steps={a.sft_steps}"]
+        citetrain(build("data_builders/tiny.yaml", data, seed, a), log, t)
     if not (sft / "final").is_dir():
-        citetrain(["train", "recipes/tiny-sft.yaml", *[x for s in sets for x in ("--set", s)]], log, t)
-    scorer = None  # the reward's scorer: the refiner itself, or a tiny generator of the answers
+        citetrain(with_sets("recipes/tiny-sft.yaml", [
+            *long, f"data.dataset={data}/dataset", f"train.output_dir={sft}",
+            f"train.max_steps={a.sft_steps}"]), log, t)
+    scorer = []  # the reward's scorer: the refiner itself, or a tiny generator of the answers
     if a.scorer == "generator":
         gdata, gen = out / "gen-data", out / "generator"
         if not (gdata / "manifest.json").is_file():
-            citetrain(["build", "data_builders/generator.yaml", "--set",
-                       f"sources=[{{synthetic: {{n: {a.records}, seed: {seed}, docs: [{lo}, {hi}]}}}}]",
-                       "--set", f"out={gdata}", "--no-progress"], log, t)
-        sets = [*long, "kind=generator", f"data.dataset={gdata}/dataset",
-                f"train.output_dir={gen}", f"train.max_steps={a.sft_steps}", "eval.enabled=false",
-                "eval.best_metric=null"]
+            citetrain(build("data_builders/generator.yaml", gdata, seed, a), log, t)
         if not (gen / "final").is_dir():
-            citetrain(["train", "recipes/tiny-sft.yaml", *[x for s in sets for x in ("--set", s)]],
-                      log, t)
-        scorer = f"{gen}/final"
-        dpo = out / "selfcite-generator"
-    sets = [*long, f"data.dataset={data}/dataset", f"train.output_dir={dpo}",
+            citetrain(with_sets("recipes/tiny-sft.yaml", [
+                *long, "kind=generator", f"data.dataset={gdata}/dataset",
+                f"train.output_dir={gen}", f"train.max_steps={a.sft_steps}",
+                "eval.enabled=false", "eval.best_metric=null"]), log, t)
+        scorer = [f"{gen}/final"]
+    dpo = out / f"selfcite{tag(a)}"
+    if not (dpo / "final").is_dir():
+        citetrain(with_sets("recipes/tiny-selfcite.yaml", [
+            *long, f"data.dataset={data}/dataset", f"train.output_dir={dpo}",
             f"model.name_or_path={sft}/base", f"model.adapter={sft}/final",
             f"train.max_steps={a.dpo_steps}", f"data.max_train_examples={a.pair_examples}",
-            *([f"rl.selfcite.model={scorer}"] if scorer else [])]
-    if not (dpo / "final").is_dir():
-        citetrain(["train", "recipes/tiny-selfcite.yaml", *[x for s in sets for x in ("--set", s)]],
-                  log, t)
+            *[f"rl.selfcite.model={m}" for m in scorer]]), log, t)
     held = out / "heldout.jsonl"
     if not held.is_file():
         citetrain(["synth", "--n", str(a.heldout), "--seed", str(1000 + seed), "--docs",
                    f"{lo},{hi}", "--out", str(held)], log, t)
-    common = ["--max-length", str(a.max_length), "--no-progress"]
-    bo4 = ["--best-of", "4", "--seed", str(seed), *(["--selfcite-model", scorer] if scorer else [])]
-    for name, refiner, extra in (("refined-sft.jsonl", sft, []),
-                                 (suffixed("refined-sft-bo4.jsonl", a), sft, bo4),
-                                 (suffixed("refined-selfcite.jsonl", a), dpo, [])):
+    _, plain, bo4, tuned = answer_files(a).values()
+    for name, refiner, extra in (
+            (plain, sft, []),
+            (bo4, sft, ["--best-of", "4", "--seed", str(seed),
+                        *[x for m in scorer for x in ("--selfcite-model", m)]]),
+            (tuned, dpo, [])):
         if not (out / name).is_file():
             citetrain(["refine", str(held), "--refiner", f"{refiner}/final", "--out",
-                       str(out / name), *common, *extra], log, t)
+                       str(out / name), "--max-length", str(a.max_length), "--no-progress",
+                       *extra], log, t)
     return out
 
 
@@ -112,22 +125,20 @@ def score_seed(out: Path, a: argparse.Namespace) -> dict[str, dict[str, float]]:
     from citetrain.io.readers import read_records
     from citetrain.metrics.evaluate import evaluate
     from citetrain.nli.registry import make_engine
-    from citetrain.rewards.selfcite import SelfCiteReward, response_cases
+    from citetrain.rewards.selfcite import SelfCiteReward
 
     scorer = out / ("sft" if a.scorer == "refiner" else a.scorer) / "final"
     reward = SelfCiteReward.from_pretrained(str(scorer), max_batch_tokens=16384)
     lexical = make_engine("lexical", progress=False)
     rows = {}
-    for row, name in ROWS.items():
-        name = suffixed(name, a) if name and name != "refined-sft.jsonl" else name
-        records = read_records(out / (name or "heldout.jsonl"), "alce").records
+    for row, name in answer_files(a).items():
+        records = read_records(out / name, "alce").records
         report = evaluate(records, metrics=["alce", "longbench_cite"], nli=lexical, progress=False)
         flat = {k: float(v) for g in report.scores.values() for k, v in g.items() if v is not None}
-        per_record = []
-        for r in records:
-            cases = response_cases(r.question, r.docs, r.output)
-            values = reward.case_rewards(cases) if cases else []
-            per_record.append(sum(values) / len(values) if values else 0.0)
+        # a record's reward: the mean over its statements (0 without any), as GRPO reads it
+        per_record = reward.selfcite([""] * len(records), [r.output for r in records],
+                                     [r.docs for r in records],
+                                     question=[r.question for r in records])
         rows[row] = {"selfcite_reward": sum(per_record) / len(per_record),
                      "longbench_cite_f1": flat["longbench_cite_f1"],
                      "citation_f1": flat["citation_f1"]}
@@ -179,9 +190,8 @@ def main(argv: list[str] | None = None) -> int:
 
     text = table(scores, args)
     print(text)
-    tag = "" if args.scorer == "refiner" else f"-{args.scorer}"
-    atomic_write_text(args.out / f"table{tag}.md", text)
-    atomic_write_text(args.out / f"scores{tag}.json", json.dumps(scores, indent=2) + "\n")
+    atomic_write_text(args.out / f"table{tag(args)}.md", text)
+    atomic_write_text(args.out / f"scores{tag(args)}.json", json.dumps(scores, indent=2) + "\n")
     return 0
 
 
