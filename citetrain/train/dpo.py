@@ -105,6 +105,8 @@ def dpo_config(recipe: Recipe, has_eval: bool):
     kwargs.update(max_length=recipe.data.max_length)
     if rl.beta is not None:
         kwargs["beta"] = rl.beta
+    if rl.sft_weight:  # DPO plus the chosen completion's NLL (RPO)
+        kwargs.update(loss_type=["sigmoid", "sft"], loss_weights=[1.0, rl.sft_weight])
     kwargs.update(S.best_checkpoint_kwargs(recipe, has_eval))
     return DPOConfig(**kwargs)
 

@@ -191,6 +191,8 @@ def _rl_errors(r: Recipe) -> list[str]:
         if rl.rejected == "selfcite" and (r.kind != "dpo" or rl.task != "refiner"):
             errs.append("rl.rejected: selfcite ranks a refiner's citation sets; it needs kind dpo "
                         "and rl.task refiner")
+        if rl.sft_weight and r.kind != "dpo":
+            errs.append(f"rl.sft_weight adds a loss to DPO's; kind is {r.kind}")
         if rl.task == "generator" and "preservation" in rl.rewards:
             errs.append("rl.rewards: preservation compares a refiner's rewrite with its input; "
                         "rl.task is generator")

@@ -253,6 +253,9 @@ class RLSection(_Section):
     """The rewards read only the first this many ids of a statement (null: all)."""
     beta: float | None = Field(default=None, ge=0.0)
     """KL coefficient against the reference model (null: trl's default per trainer)."""
+    sft_weight: float = Field(default=0.0, ge=0.0)
+    """dpo: weight of a negative log-likelihood loss on the chosen completion beside the DPO loss
+    (RPO; trl's loss_type [sigmoid, sft]); 0: DPO alone."""
     num_generations: int = Field(default=4, ge=2)
     """grpo: completions sampled per prompt (the group)."""
     max_completion_length: int = Field(default=32, ge=1)

@@ -76,9 +76,10 @@ def test_dpo_on_sampled_pairs_lowers_its_loss_and_widens_its_margin(tmp_path, to
 
 def test_dpo_on_selfcite_pairs_trains_from_pairs_the_policy_ranked(tmp_path, toy_sft, capsys):
     """``rl.rejected: selfcite``: the starting model samples, its own context-ablation reward
-    ranks the citation sets, DPO trains on the best over the worst (recipes/tiny-selfcite.yaml)."""
+    ranks the citation sets, DPO with the chosen set's NLL trains on the best over the worst
+    (recipes/tiny-selfcite.yaml)."""
     recipe = load_recipe(rl_recipe(tmp_path, toy_sft, "dpo", rejected="selfcite", samples=2,
-                                   selfcite={"candidates": 4, "max_ids": 2}),
+                                   selfcite={"candidates": 4, "max_ids": 2}, sft_weight=1.0),
                          ["train.max_steps=3", "train.batch_size=8"])
     summary = train(recipe)
     said = capsys.readouterr().out

@@ -48,3 +48,18 @@ def test_rl_section_and_adapter_rules():
 def test_unknown_rl_key_is_named():
     errs = errors({**RL, "rl": {"num_generation": 4}})
     assert errs == ["rl.num_generation: unknown key; did you mean 'num_generations'?"]
+
+
+def test_sft_weight_is_dpo_plus_the_chosen_nll():
+    """``rl.sft_weight``: trl's DPO config combines the sigmoid loss with the chosen completion's
+    NLL at that weight (RPO); 0 leaves DPO alone; any other kind is told it is for dpo."""
+    from citetrain.train.dpo import dpo_config
+
+    dpo = {**RL, "kind": "dpo", "train": {"output_dir": "o", "batch_size": 8, "use_cpu": True},
+           "eval": {"enabled": False}}
+    cfg = dpo_config(validate_recipe({**dpo, "rl": {"sft_weight": 0.5}}), has_eval=False)
+    assert list(cfg.loss_type) == ["sigmoid", "sft"] and list(cfg.loss_weights) == [1.0, 0.5]
+    plain = dpo_config(validate_recipe(dpo), has_eval=False)
+    assert list(plain.loss_type) == ["sigmoid"] and plain.loss_weights is None
+    assert errors({**RL, "rl": {"sft_weight": 1.0}}) == [
+        "rl.sft_weight adds a loss to DPO's; kind is grpo"]
