@@ -1,23 +1,26 @@
 """The CPU demonstration of issue 77: SelfCite's context-ablation reward trains a tiny refiner to
-cite better on long synthetic records, measured on held-out records over several seeds.
+cite better on synthetic records of several passages, measured on held-out records over seeds.
 
 Per seed ``S`` (every stage is a ``citetrain`` command a user runs; a finished stage is kept, so a
 killed run goes on where it stopped):
 
-1. ``citetrain build data_builders/tiny.yaml`` on ``synthetic: {n, seed: S, docs: [12, 16]}``:
-   refiner data from records of 12-16 passages whose supporting passages are known;
-2. ``citetrain train recipes/tiny-sft.yaml``: the SFT refiner (the starting policy);
+1. ``citetrain build data_builders/tiny.yaml`` on ``synthetic: {n, seed: S, docs: [4, 6]}``:
+   refiner data from records of ``--docs`` passages whose supporting passages are known;
+2. ``citetrain train recipes/tiny-sft.yaml`` with ``method: full``: the SFT refiner (the
+   starting policy), the tiny model trained whole; with ``--scorer generator`` (the default) the
+   same recipe as ``kind: generator`` trains the reward's scorer on the records' answers;
 3. ``citetrain train recipes/tiny-selfcite.yaml``: DPO on SelfCite pairs, best over worst of
-   ``rl.selfcite.candidates`` citation sets ranked by the SFT model's own reward;
-4. ``citetrain synth --docs 12,16`` held-out records of another world (seed ``1000 + S``), then
-   ``citetrain refine`` with the SFT adapter, the SFT adapter with ``--best-of 4`` (SelfCite
+   ``rl.selfcite.candidates`` citation sets ranked by the scorer's reward;
+4. ``citetrain synth --docs 4,6`` held-out records of another world (seed ``1000 + S``), then
+   ``citetrain refine`` with the SFT refiner, the SFT refiner with ``--best-of 4`` (SelfCite
    best-of-N) and the DPO adapter.
 
 Each answer file is scored with the SelfCite reward (mean over the statements of a record, then
-over records; the scorer is the seed's SFT model for every row, so the rows share one yardstick),
-``longbench_cite`` F1 and ALCE citation F1, both under the lexical NLI. Writes ``OUT/table.md``
-(mean ± sd over the seeds) and ``OUT/scores.json`` (every seed).
-Run: ``python experiments/selfcite_demo.py --seeds 0 1 2`` (``--jobs 2`` runs two seeds at once).
+over records; the scorer is the seed's generator, or its SFT refiner, for every row, so the rows
+share one yardstick), ``longbench_cite`` F1 and ALCE citation F1, both under the lexical NLI.
+Writes ``OUT/table-generator.md`` (mean ± sd over the seeds) and ``OUT/scores-generator.json``
+(every seed; without the suffix for ``--scorer refiner``).
+Run: ``python experiments/selfcite_demo.py --seeds 0 1 2 --jobs 3`` (three seeds at once).
 """
 from __future__ import annotations
 
@@ -79,11 +82,14 @@ def run_seed(seed: int, a: argparse.Namespace) -> Path:
     lo, hi = a.docs
     data, sft = out / "data", out / "sft"
     long = [f"data.max_length={a.max_length}", f"train.seed={seed}"]
+    # the tiny model is trained whole from its random start (LoRA on random weights never learns
+    # to read the passages; experiments/studies/selfcite-demo.md)
+    full = ["method=full", "lora.enabled=false", f"train.learning_rate={a.sft_lr}"]
     if not (data / "manifest.json").is_file():
         citetrain(build("data_builders/tiny.yaml", data, seed, a), log, t)
     if not (sft / "final").is_dir():
         citetrain(with_sets("recipes/tiny-sft.yaml", [
-            *long, f"data.dataset={data}/dataset", f"train.output_dir={sft}",
+            *long, *full, f"data.dataset={data}/dataset", f"train.output_dir={sft}",
             f"train.max_steps={a.sft_steps}"]), log, t)
     scorer = []  # the reward's scorer: the refiner itself, or a tiny generator of the answers
     if a.scorer == "generator":
@@ -92,15 +98,15 @@ def run_seed(seed: int, a: argparse.Namespace) -> Path:
             citetrain(build("data_builders/generator.yaml", gdata, seed, a), log, t)
         if not (gen / "final").is_dir():
             citetrain(with_sets("recipes/tiny-sft.yaml", [
-                *long, "kind=generator", f"data.dataset={gdata}/dataset",
-                f"train.output_dir={gen}", f"train.max_steps={a.sft_steps}",
+                *long, *full, "kind=generator", f"data.dataset={gdata}/dataset",
+                f"train.output_dir={gen}", f"train.max_steps={a.gen_steps}",
                 "eval.enabled=false", "eval.best_metric=null"]), log, t)
         scorer = [f"{gen}/final"]
     dpo = out / f"selfcite{tag(a)}"
     if not (dpo / "final").is_dir():
         citetrain(with_sets("recipes/tiny-selfcite.yaml", [
             *long, f"data.dataset={data}/dataset", f"train.output_dir={dpo}",
-            f"model.name_or_path={sft}/base", f"model.adapter={sft}/final",
+            f"model.name_or_path={sft}/final", "model.adapter=null",
             f"train.max_steps={a.dpo_steps}", f"data.max_train_examples={a.pair_examples}",
             *[f"rl.selfcite.model={m}" for m in scorer]]), log, t)
     held = out / "heldout.jsonl"
@@ -169,14 +175,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     ap.add_argument("--out", type=Path, default=REPO / "runs" / "selfcite-demo")
     ap.add_argument("--records", type=int, default=300, help="synthetic training records a seed")
-    ap.add_argument("--docs", type=lambda s: tuple(int(x) for x in s.split(",")), default=(12, 16))
-    ap.add_argument("--max-length", type=int, default=1024)
-    ap.add_argument("--sft-steps", type=int, default=300)
+    ap.add_argument("--docs", type=lambda s: tuple(int(x) for x in s.split(",")), default=(4, 6))
+    ap.add_argument("--max-length", type=int, default=512)
+    ap.add_argument("--sft-steps", type=int, default=600, help="steps of the SFT refiner")
+    ap.add_argument("--gen-steps", type=int, default=300, help="steps of the generator scorer")
+    ap.add_argument("--sft-lr", type=float, default=1e-3)
     ap.add_argument("--dpo-steps", type=int, default=100)
     ap.add_argument("--pair-examples", type=int, default=400,
                     help="training statements ranked into SelfCite pairs")
     ap.add_argument("--heldout", type=int, default=60)
-    ap.add_argument("--scorer", choices=["refiner", "generator"], default="refiner",
+    ap.add_argument("--scorer", choices=["refiner", "generator"], default="generator",
                     help="the reward's scoring model: the SFT refiner itself, or a tiny generator "
                          "trained on the same records' answers (rl.selfcite.model)")
     ap.add_argument("--jobs", type=int, default=1, help="seeds run at once")
