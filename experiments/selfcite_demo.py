@@ -179,7 +179,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--max-length", type=int, default=512)
     ap.add_argument("--sft-steps", type=int, default=600, help="steps of the SFT refiner")
     ap.add_argument("--gen-steps", type=int, default=300, help="steps of the generator scorer")
-    ap.add_argument("--sft-lr", type=float, default=1e-3)
+    ap.add_argument("--sft-lr", type=float, default=1e-3,
+                    help="learning rate of the SFT refiner and of the generator (trained whole)")
     ap.add_argument("--dpo-steps", type=int, default=100)
     ap.add_argument("--pair-examples", type=int, default=400,
                     help="training statements ranked into SelfCite pairs")
