@@ -120,10 +120,22 @@ def test_every_job_has_a_cpu_variant_that_runs_here():
     assert all("# CPU" in b for b in blocks), "a GPU block without its offline CPU variant"
 
 
-def test_ci_runs_the_readme_test_command():
-    line = next(ln.strip() for block in doc_commands.bash_blocks(README)
-                for ln in block.splitlines() if ln.strip().endswith("python -m pytest -q"))
-    assert line in (REPO / ".ci" / "run").read_text()
+def development_lines() -> list[str]:
+    """The README's Development block: venv, install, test, fast subset (one line each)."""
+    body = re.search(r"^## Development\n(.*?)(?=^## |\Z)", README, flags=re.S | re.M).group(1)
+    return [ln.strip() for ln in doc_commands.bash_blocks(body)[0].splitlines() if ln.strip()]
+
+
+def test_ci_runs_the_readme_development_lines_in_a_fresh_venv():
+    """.ci/run reads the README's Development block and runs its first three lines (a new venv,
+    the install, the test command) in order, after removing any venv left there."""
+    venv, install, test, fast = development_lines()
+    assert venv.startswith("python3 -m venv .venv") and ". .venv/bin/activate" in venv
+    assert install.startswith("pip install torch==") and test == "python -m pytest -q"
+    assert fast == 'python -m pytest -q -m "not slow"'
+    ci = (REPO / ".ci" / "run").read_text()
+    assert "rm -rf .venv" in ci and "## Development" in ci and "line 1" in ci and "line 3" in ci
+    assert ci.index("line 1") < ci.index("line 2") < ci.index("line 3")
 
 
 # -- run in full ----------------------------------------------------------------------------------
@@ -327,6 +339,8 @@ def test_readme_command_is_checked(command, monkeypatch, capsys):
         _check_sbatch(words, capsys)
     elif words[0] == "pip":
         _check_pip(words)
+    elif words[:4] == ["python3", "-m", "venv", ".venv"] or words == [".", ".venv/bin/activate"]:
+        assert command in development_lines()[0], f"a venv other than the Development one: {command}"
     elif words[:3] == ["python", "-m", "pytest"]:
         assert words[3:] in (["-q"], ["-q", "-m", "not slow"]), f"unexpected pytest options: {command}"
     else:

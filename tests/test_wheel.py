@@ -1,5 +1,6 @@
 """citetrain as an installed package (issue 20): a wheel built from this checkout, installed
-without ``-e`` in a virtual environment that sees the test environment's packages, runs
+without ``-e`` in a virtual environment that sees the test environment's packages (through a
+``.pth`` file, whatever that environment is), runs
 ``citetrain ls``, ``citetrain cp refiner`` and ``citetrain quickstart --fast`` in an empty folder."""
 from __future__ import annotations
 
@@ -27,6 +28,25 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Complete
     return done
 
 
+def _see_this_environment(bindir: Path) -> None:
+    """Let the wheel's venv import the running environment's packages (its dependencies).
+
+    ``venv --system-site-packages`` reaches only the *base* interpreter's site-packages, which
+    from inside a venv or a conda env is not where the tests' packages are. A ``.pth`` file in
+    the new venv's site-packages adds this environment's site folders instead, with
+    ``site.addsitedir`` (their own ``.pth`` files run too, as for system site-packages), after
+    the venv's own folder: the wheel's citetrain, installed there, comes first, whatever this
+    environment is (system interpreter, venv or conda)."""
+    import site
+
+    purelib = subprocess.run([str(bindir / "python"), "-c",
+                              "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                             capture_output=True, text=True, check=True).stdout.strip()
+    folders = [*site.getsitepackages(), site.getusersitepackages()]
+    lines = [f"import site; site.addsitedir({folder!r})" for folder in folders if Path(folder).is_dir()]
+    (Path(purelib) / "zz-test-environment.pth").write_text("\n".join(lines) + "\n")
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     """``(bin folder, env)`` of a venv with the wheel installed (dependencies: the test env's)."""
@@ -41,8 +61,9 @@ def installed(tmp_path_factory) -> tuple[Path, dict[str, str]]:
     _run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
           str(src), "-w", str(root / "dist")], root, env)
     wheel = next((root / "dist").glob("citetrain-*.whl"))
-    _run([sys.executable, "-m", "venv", "--system-site-packages", str(root / "venv")], root, env)
+    _run([sys.executable, "-m", "venv", str(root / "venv")], root, env)
     bindir = root / "venv" / "bin"
+    _see_this_environment(bindir)
     _run([str(bindir / "python"), "-m", "pip", "install", "-q", "--no-deps", str(wheel)], root, env)
     return bindir, {**env, "PATH": f"{bindir}{os.pathsep}{env.get('PATH', '')}"}
 
