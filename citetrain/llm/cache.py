@@ -11,7 +11,7 @@ import os
 import sqlite3
 import time
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Mapping, Sequence
 
 _SCHEMA = """CREATE TABLE IF NOT EXISTS chat (
     key TEXT PRIMARY KEY, model TEXT NOT NULL, answer TEXT NOT NULL)"""
@@ -47,9 +47,27 @@ def init_db(path: str | os.PathLike[str], schema: str) -> Path:
         time.sleep(0.05)
 
 
-def chat_key(model: str, temperature: float, max_tokens: int, prompt: str) -> str:
-    """SHA-256 of the fields that decide an answer, unambiguous whatever the prompt holds."""
-    blob = json.dumps([model, float(temperature), int(max_tokens), prompt], ensure_ascii=False)
+def cache_folder() -> Path:
+    """The folder of the persistent caches: that of ``$CITETRAIN_CACHE`` (the NLI cache file),
+    or ``~/.cache/citetrain``."""
+    env = os.environ.get("CITETRAIN_CACHE")
+    return Path(env).expanduser().parent if env else Path.home() / ".cache" / "citetrain"
+
+
+def judge_cache_path() -> Path:
+    """The LLM judges' answer cache: ``judge.sqlite`` in :func:`cache_folder` (the
+    ``longbench_cite`` LLM judge and the ``llm:`` NLI backend share it; keys differ by prompt)."""
+    return cache_folder() / "judge.sqlite"
+
+
+def chat_key(model: str, temperature: float, max_tokens: int, prompt: str,
+             extra: Mapping[str, Any] | None = None) -> str:
+    """SHA-256 of the fields that decide an answer, unambiguous whatever the prompt holds;
+    ``extra``: other request fields that decide it (e.g. ``stop``, ``logprobs``, the attempt)."""
+    fields: list[Any] = [model, float(temperature), int(max_tokens), prompt]
+    if extra:
+        fields.append(sorted(extra.items()))
+    blob = json.dumps(fields, ensure_ascii=False)
     return hashlib.sha256(blob.encode("utf-8")).hexdigest()
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import http.client
 import json
 import os
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -184,44 +185,103 @@ class ChatStats:
 
 
 class CachedChat:
-    """:class:`ChatClient` answers through a persistent SQLite cache.
+    """:class:`ChatClient` answers through a persistent SQLite cache (``cache_path=None``: no
+    cache, every answer asked).
 
-    The key is (model, temperature, max_tokens, prompt). Each answer is stored as soon as it
-    arrives, so a run that is killed keeps what it finished and a rerun asks only for the rest.
-    Several processes may share one cache file.
+    The key is (model, temperature, max_tokens, prompt), plus the other request fields that decide
+    an answer (:meth:`choice`). Each answer is stored as soon as it arrives, so a run that is
+    killed keeps what it finished and a rerun asks only for the rest. Several processes (and
+    threads) may share one cache file.
     """
 
-    def __init__(self, client: ChatClient, cache_path: str | os.PathLike[str]) -> None:
+    def __init__(self, client: ChatClient, cache_path: str | os.PathLike[str] | None) -> None:
         self.client = client
-        self.cache = ChatCache(cache_path)
+        self.cache = ChatCache(cache_path) if cache_path is not None else None
         self.stats = ChatStats()
+        self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"CachedChat({self.client!r}, cache={str(self.cache.path)!r})"
+        where = str(self.cache.path) if self.cache is not None else None
+        return f"CachedChat({self.client!r}, cache={where!r})"
 
-    def key(self, prompt: str) -> str:
-        """The cache key of ``prompt`` for this client's model and settings."""
+    def key(self, prompt: str, temperature: float | None = None, max_tokens: int | None = None,
+            **extra: Any) -> str:
+        """The cache key of ``prompt`` for this client's model and settings (``temperature`` and
+        ``max_tokens`` default to the client's; ``extra``: other fields that decide the answer)."""
         c = self.client
-        return chat_key(c.model, c.temperature, c.max_tokens, prompt)
+        return chat_key(c.model, c.temperature if temperature is None else temperature,
+                        c.max_tokens if max_tokens is None else max_tokens, prompt, extra or None)
+
+    def cached(self, keys: Sequence[str]) -> dict[str, str]:
+        """The stored answers among ``keys`` (as stored: see :meth:`choice`)."""
+        return self.cache.get_many(list(keys)) if self.cache is not None and keys else {}
+
+    def _count(self, hit: bool) -> None:
+        with self._lock:
+            self.stats.requested += 1
+            self.stats.unique += 1
+            if hit:
+                self.stats.cache_hits += 1
+            else:
+                self.stats.requests += 1
+
+    def choice(self, prompt: str, *, temperature: float | None = None,
+               max_tokens: int | None = None, attempt: int | None = None,
+               **body: Any) -> dict[str, Any]:
+        """``choices[0]`` of one request (``message.content``, and ``logprobs`` when asked for):
+        the stored answer, or one request whose answer is stored at once. ``body``: more request
+        fields (``stop``, ``logprobs``), part of the key; ``attempt``: the try's number, part of
+        the key only, so that each retry of a sampled request is its own answer. Answers to
+        requests with ``logprobs`` are stored as JSON ``{"content", "logprobs"}``, others as text."""
+        key_extra = dict(body, **({} if attempt is None else {"attempt": int(attempt)}))
+        key = self.key(prompt, temperature, max_tokens, **key_extra)
+        stored = self.cached([key]).get(key)
+        whole = bool(body.get("logprobs"))
+        if stored is not None:
+            self._count(True)
+            return _as_choice(stored, whole)
+        send = dict(body)
+        if temperature is not None:
+            send["temperature"] = temperature
+        if max_tokens is not None:
+            send["max_tokens"] = max_tokens
+        got = self.client.choice(prompt, **send)
+        content = str(got["message"]["content"] or "")
+        text = json.dumps({"content": content, "logprobs": got.get("logprobs")}) if whole else content
+        if self.cache is not None:
+            self.cache.put(key, self.client.model, text)
+        self._count(False)
+        return _as_choice(text, whole)
 
     def complete(self, prompts: Sequence[str], progress: bool = True) -> list[str]:
         """One answer per prompt, in order; identical prompts are asked once."""
         prompts = [str(p) for p in prompts]
-        self.stats.requested += len(prompts)
         unique = list(dict.fromkeys(prompts))
-        self.stats.unique += len(unique)
         keys = {p: self.key(p) for p in unique}
-        hits = self.cache.get_many(list(keys.values()))
+        hits = self.cached(list(keys.values()))
         known = {p: hits[k] for p, k in keys.items() if k in hits}
-        self.stats.cache_hits += len(known)
+        with self._lock:
+            self.stats.requested += len(prompts)
+            self.stats.unique += len(unique)
+            self.stats.cache_hits += len(known)
         todo = [p for p in unique if p not in known]
         if todo:
             model = self.client.model
             with tqdm(total=len(unique), initial=len(known), desc=f"chat {model}",
                       unit="prompt", disable=not progress) as bar:
                 for i, answer in self.client.iter_complete(todo):
-                    self.cache.put(keys[todo[i]], model, answer)
+                    if self.cache is not None:
+                        self.cache.put(keys[todo[i]], model, answer)
                     known[todo[i]] = answer
-                    self.stats.requests += 1
+                    with self._lock:
+                        self.stats.requests += 1
                     bar.update(1)
         return [known[p] for p in prompts]
+
+
+def _as_choice(stored: str, whole: bool) -> dict[str, Any]:
+    """A stored answer as a ``choices[0]``-like dict."""
+    if not whole:
+        return {"message": {"content": stored}}
+    data = json.loads(stored)
+    return {"message": {"content": data.get("content") or ""}, "logprobs": data.get("logprobs")}

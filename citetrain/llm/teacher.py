@@ -9,6 +9,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from citetrain.llm.cache import cache_folder
 from citetrain.llm.client import CachedChat, ChatClient
 
 DEFAULT_MAX_TOKENS = 2048
@@ -19,9 +20,7 @@ CHAT_SETTINGS = ("base_url", "api_key_env", "tries", "retry_delay", "timeout", "
 def default_cache_path() -> Path:
     """``teacher.sqlite`` beside ``$CITETRAIN_CACHE`` (the NLI cache file), or under
     ``~/.cache/citetrain``."""
-    env = os.environ.get("CITETRAIN_CACHE")
-    base = Path(env).expanduser().parent if env else Path.home() / ".cache" / "citetrain"
-    return base / "teacher.sqlite"
+    return cache_folder() / "teacher.sqlite"
 
 
 def teacher_chat(model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",

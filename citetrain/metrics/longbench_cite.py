@@ -26,9 +26,12 @@ from __future__ import annotations
 
 import math
 import re
+from pathlib import Path
 from typing import Any, Sequence
 
-from citetrain.llm.client import ChatClient
+from citetrain.llm.cache import judge_cache_path
+from citetrain.llm.client import CachedChat, ChatClient
+from citetrain.llm.estimate import RequestPlan
 from citetrain.metrics.base import MetricResult, f1, mean
 from citetrain.metrics.longbench_judges import (
     Ask, LLMJudge, NeedRule, NLIJudge, Verdict, load_templates,
@@ -102,28 +105,45 @@ def _asks(rec: Record, max_statements: int | None) -> tuple[list[dict[str, Any]]
     return rows, asks, total
 
 
+def _score_statement(row: dict[str, Any], mine: list[Verdict]) -> bool:
+    """Fill one statement row from its verdicts; ``False`` (row marked ``unscored``) when one of
+    them has no score."""
+    answers = [v.answer for v in mine if v.answer is not None]
+    if any(v.score is None for v in mine):
+        row.update(support=None, need_citation=None, recall=None, relevance=None, unscored=True)
+        row.update({"answers": answers} if answers else {})
+        return False
+    n = row["citations"]
+    rel = [float(v.score) for v in mine[len(mine) - n:]] if n else []  # type: ignore[arg-type]
+    if n:
+        first = float(mine[0].score) if len(mine) > n else 0.0  # type: ignore[arg-type]
+        row.update(support=first, need_citation=None, recall=first)
+    else:
+        need = float(mine[0].score)  # type: ignore[arg-type]
+        row.update(support=None, need_citation=need, recall=1.0 - need)
+    row["relevance"] = rel
+    row.update({"answers": answers} if answers else {})
+    return True
+
+
 def _score_record(rid: str, rows: list[dict[str, Any]], verdicts: list[Verdict]) -> dict[str, Any]:
-    """Fill the statement rows from their verdicts; the record's recall, precision and F1."""
-    recall_terms, relevance = [], []
+    """Fill the statement rows from their verdicts; the record's recall, precision and F1 over
+    its scored statements (``None`` when it has statements and none is scored)."""
+    recall_terms, relevance, unscored = [], [], []
     for row in rows:
-        mine = [(verdicts[k], k) for k in row.pop("asks")]
-        answers = [v.answer for v, _ in mine if v.answer is not None]
-        rel = [v.score for v, _ in mine[len(mine) - row["citations"]:]] if row["citations"] else []
-        if row["citations"]:
-            first = mine[0][0].score if len(mine) > row["citations"] else 0.0
-            row.update(support=first, need_citation=None)
-            recall_terms.append(first)
+        if _score_statement(row, [verdicts[k] for k in row.pop("asks")]):
+            recall_terms.append(row["recall"])
+            relevance.extend(row["relevance"])
         else:
-            need = mine[0][0].score
-            row.update(support=None, need_citation=need)
-            recall_terms.append(1.0 - need)
-        row.update(recall=recall_terms[-1], relevance=rel)
-        if answers:
-            row["answers"] = answers
-        relevance.extend(rel)
-    r, p = mean(recall_terms), mean(relevance)
-    return {"id": rid, "citation_recall": r, "citation_precision": p, "citation_f1": f1(p, r),
-            "n_statements": len(rows), "n_citations": len(relevance)}
+            unscored.append(row["statement"])
+    entry: dict[str, Any] = {"id": rid}
+    if rows and len(unscored) == len(rows):
+        entry.update(citation_recall=None, citation_precision=None, citation_f1=None)
+    else:
+        r, p = mean(recall_terms), mean(relevance)
+        entry.update(citation_recall=r, citation_precision=p, citation_f1=f1(p, r))
+    entry.update(n_statements=len(rows), n_citations=len(relevance), unscored=unscored)
+    return entry
 
 
 Sums = list  # [records, Σ recall, Σ precision, Σ F1]
@@ -131,7 +151,9 @@ _KEYS = ("recall", "precision", "f1")
 
 
 def _sums(entries: Sequence[dict[str, Any]]) -> Sums:
-    """[count, Σ recall, Σ precision, Σ F1] of per-record entries."""
+    """[count, Σ recall, Σ precision, Σ F1] of per-record entries, those without a score (every
+    statement unscored) left out."""
+    entries = [e for e in entries if e["citation_recall"] is not None]
     return [len(entries), *(math.fsum(e[f"citation_{k}"] for e in entries) for k in _KEYS)]
 
 
@@ -173,16 +195,69 @@ def dataset_table(info: dict[str, Any]) -> str:
     for name, r in rows.items():
         vals = ["n/a" if r[k] is None else f"{r[k]:.2f}" for k in _KEYS]
         lines.append(f"{name:<{w}}  {r['records']:>7}  {vals[0]:>8}  {vals[1]:>9}  {vals[2]:>8}")
+    if info.get("unscored_statements"):
+        lines.append(unscored_line(info))
     return "\n".join(lines)
 
 
-def _make_judge(engine: NLIEngine, judge: str, **kw: Any) -> LLMJudge | NLIJudge:
-    """The NLI judge on ``engine``, or an LLM judge ``llm:MODEL``."""
+def unscored_line(info: dict[str, Any], show: int = 10) -> str:
+    """The unscored statements of a result's ``info``: their count and the first ``show``."""
+    named = info.get("unscored") or []
+    listed = ", ".join(f"{u['id']}#{u['statement']}" for u in named[:show])
+    more = f" and {len(named) - show} more" if len(named) > show else ""
+    left = info.get("unscored_records") or 0
+    out = (f"unscored statements (no readable LLM verdict, left out of the scores): "
+           f"{info['unscored_statements']} (record#statement: {listed}{more})")
+    return out + (f"; {left} record(s) with none scored left out of the averages" if left else "")
+
+
+def judge_cache(cache: bool | str) -> str | None:
+    """The LLM judge's answer cache file: ``True`` the default (:func:`judge_cache_path`), a
+    path, or ``False`` for none."""
+    if cache is False:
+        return None
+    return str(judge_cache_path() if cache is True else Path(cache).expanduser())
+
+
+def _make_judge(engine: NLIEngine | None, judge: str, **kw: Any) -> LLMJudge | NLIJudge:
+    """The NLI judge on ``engine``, or an LLM judge ``llm:MODEL`` answered through its cache."""
     if judge == "nli":
-        return NLIJudge(engine, kw["partial_threshold"], kw["need_citation"])
+        return NLIJudge(engine, kw["partial_threshold"], kw["need_citation"])  # type: ignore[arg-type]
     client = ChatClient(judge[4:], base_url=kw["base_url"], api_key_env=kw["api_key_env"],
                         concurrency=kw["concurrency"])
-    return LLMJudge(client, load_templates(kw["prompts"]), kw["concurrency"])
+    return LLMJudge(CachedChat(client, judge_cache(kw["cache"])), load_templates(kw["prompts"]),
+                    kw["concurrency"], kw["strict"])
+
+
+def _planned(records: Sequence[Record], max_statements: int | None
+             ) -> list[tuple[Record, list[dict[str, Any]], list[Ask], int]]:
+    """Per record: the record, its statement rows, its judgements and its statement count."""
+    return [(rec, *_asks(rec, max_statements)) for rec in records]
+
+
+def judge_plan(records: Sequence[Record], options: dict[str, Any] | None = None
+               ) -> RequestPlan | None:
+    """What ``longbench_cite(records, **options)`` would send to its LLM judge, sending nothing
+    (:meth:`LLMJudge.plan`); ``None`` for the NLI judge."""
+    import inspect
+
+    given = dict(options or {})
+    kw = {n: p.default for n, p in inspect.signature(longbench_cite).parameters.items()
+          if p.kind is inspect.Parameter.KEYWORD_ONLY}
+    kw.update(given)
+    jdg = _make_judge(None, **kw)
+    if not isinstance(jdg, LLMJudge):
+        return None
+    asks = [a for _, _, mine, _ in _planned(records, kw["max_statements"]) for a in mine]
+    return jdg.plan(asks)
+
+
+def _unscored_info(per_record: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The statements left unscored (no readable LLM verdict), named by record id and statement
+    index, their count, and the count of records left out of the averages for it."""
+    named = [{"id": e["id"], "statement": i} for e in per_record for i in e["unscored"]]
+    return {"unscored_statements": len(named), "unscored": named,
+            "unscored_records": sum(e["citation_recall"] is None for e in per_record)}
 
 
 @checked(judge=_judge_rule, max_statements=at_least(1, none_ok=True), concurrency=at_least(1),
@@ -196,6 +271,8 @@ def longbench_cite(
     api_key_env: str = "OPENAI_API_KEY",
     concurrency: int = 4,
     prompts: str | list[str] | None = None,
+    cache: bool | str = True,
+    strict: bool = False,
     max_statements: int | None = MAX_STATEMENTS,
     datasets: tuple[str, ...] = DATASETS,
     partial_threshold: float = 0.5,
@@ -212,6 +289,11 @@ def longbench_cite(
         OpenAI's), the variable holding its key, and requests in flight at once.
     prompts : the LLM judge's templates: a folder with ``support.txt``, ``relevance.txt``,
         ``need_citation.txt``, or three files in that order; each holds ``{}`` for the inputs.
+    cache : the LLM judge's answer cache: ``True`` (``judge.sqlite`` beside ``$CITETRAIN_CACHE``,
+        else in ``~/.cache/citetrain``), a file, or ``False`` (none). Each answer is stored as it
+        arrives: a rerun, or a run resumed after a kill, sends no request twice.
+    strict : a verdict still unreadable after its tries raises, instead of leaving its statement
+        unscored.
     max_statements : statements judged per record, the first ones (``None``: all).
     datasets : the dataset rows (a record counts in each row whose name its ``dataset`` contains).
     partial_threshold : a two-way NLI backend's ``prob`` from which support is partial.
@@ -222,12 +304,21 @@ def longbench_cite(
     MetricResult named ``"longbench_cite"``: ``longbench_cite_rec`` / ``_prec`` / ``_f1``
     (percentages, the authors' average); ``info["dataset_sums"]``: per dataset [records, Σ recall,
     Σ precision, Σ F1] (:func:`dataset_rows` makes the rows); per record its recall, precision
-    and F1 (0–1); per statement its support or need, relevances and LLM answers.
+    and F1 (0–1) and its ``unscored`` statement indices; per statement its support or need,
+    relevances and LLM answers.
+
+    A statement whose LLM verdict (support, need_citation or one of its relevances) is still
+    unreadable after :data:`~citetrain.metrics.longbench_judges.TRIES` tries is *unscored*
+    (``unscored: true``, no recall, its citations out of precision): its record's recall,
+    precision and F1 are computed over the scored statements only, and a record with no scored
+    statement is left out of the averages (its scores ``None``). ``info["unscored"]`` names each
+    (record id, statement index); ``info["unscored_statements"]`` and ``["unscored_records"]``
+    count them; the table prints them below the dataset rows.
     """
     jdg = _make_judge(engine, judge, base_url=base_url, api_key_env=api_key_env,
-                      concurrency=concurrency, prompts=prompts,
+                      concurrency=concurrency, prompts=prompts, cache=cache, strict=strict,
                       partial_threshold=partial_threshold, need_citation=need_citation)
-    planned = [(rec, *_asks(rec, max_statements)) for rec in records]
+    planned = _planned(records, max_statements)
     asks = [a for _, _, mine, _ in planned for a in mine]
     verdicts = jdg.judge(asks) if asks else []
     per_record, rows, start = [], [], 0
@@ -238,12 +329,26 @@ def longbench_cite(
         entry.update(dataset=dataset, n_statements_total=total)
         per_record.append(entry)
         rows.extend(srows)
+    return _result(jdg, asks, per_record, rows, datasets, judge == "nli", max_statements,
+                   partial_threshold=partial_threshold, need_citation=need_citation)
+
+
+def _result(jdg: LLMJudge | NLIJudge, asks: list[Ask], per_record: list[dict[str, Any]],
+            rows: list[dict[str, Any]], datasets: Sequence[str], nli: bool,
+            max_statements: int | None, **nli_settings: Any) -> MetricResult:
+    """The metric's result from its scored records and statements."""
     sums, all_sums = dataset_sums(per_record, datasets), _sums(per_record)
     settings: dict[str, Any] = {"name": jdg.name, "max_statements": max_statements}
-    if judge == "nli":
-        settings.update(partial_threshold=partial_threshold, need_citation=need_citation)
+    counts: dict[str, Any] = {}
+    if nli:
+        settings.update(nli_settings)
+    else:
+        cache = jdg.chat.cache  # type: ignore[union-attr]
+        settings.update(strict=jdg.strict, cache=None if cache is None else str(cache.path))  # type: ignore[union-attr]
+        stats = jdg.chat.stats  # type: ignore[union-attr]
+        counts = {"requests": stats.requests, "cache_hits": stats.cache_hits}
     info = {"judge": settings, "records": len(per_record), "statements": len(rows),
-            "judgements": len(asks), "requests": sum(v.tries for v in verdicts),
+            "judgements": len(asks), **counts, **_unscored_info(per_record),
             "truncated_records": sum(e["n_statements_total"] > e["n_statements"]
                                      for e in per_record),
             "dataset_sums": sums, "record_sums": all_sums}
@@ -251,5 +356,5 @@ def longbench_cite(
 
 
 __all__ = ["DATASETS", "MAX_STATEMENTS", "NOT_AVERAGED", "average", "dataset_rows",
-           "dataset_sums", "dataset_table", "longbench_cite", "plain_response",
+           "dataset_sums", "dataset_table", "judge_cache", "judge_plan", "longbench_cite", "plain_response",
            "record_statements"]

@@ -13,7 +13,11 @@ verdict is the first ``[[...]]`` of the answer holding only letters, spaces and 
 support "fully" → 1, "partially" → 0.5, else 0; relevance "unrelevant" → 0, else 1;
 need_citation "yes" → 1, else 0 (case-insensitive, substrings). An answer with no such verdict is
 asked again, up to 5 tries: temperature 0 first, then 1; each request at most 10 new tokens,
-stopping at "Analysis:". The default templates ask in the project's own words for the answer forms
+stopping at "Analysis:". A judgement still without a verdict after its tries has no score
+(``Verdict.score`` is ``None``: the metric leaves its statement unscored), or, with ``strict``,
+raises. Every answer goes through the persistent answer cache (:class:`CachedChat`), stored as it
+arrives and keyed by the prompt, the settings and the try's number; identical prompts are asked
+once. A rerun, or a run resumed after a kill, thus sends no request twice. The default templates ask in the project's own words for the answer forms
 LongBench-Cite's ask for; ``prompts`` loads other templates (e.g. LongBench-Cite's own).
 
 NLI (:class:`NLIJudge`), premise the snippet and hypothesis the statement: support is the most
@@ -29,10 +33,11 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal, Sequence
+from typing import Any, Literal, Sequence
 
 from citetrain.errors import CitetrainError
-from citetrain.llm.client import ChatClient
+from citetrain.llm.client import CachedChat
+from citetrain.llm.estimate import RequestPlan
 from citetrain.nli.base import NLIResult
 from citetrain.nli.engine import NLIEngine
 
@@ -87,9 +92,10 @@ class Ask:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A judgement's score, and for an LLM its last answer and the requests it took."""
+    """A judgement's score (``None``: no readable verdict in its tries), and for an LLM its last
+    answer and the tries it took."""
 
-    score: float
+    score: float | None
     answer: str | None = None
     tries: int = 0
 
@@ -153,42 +159,79 @@ def load_templates(prompts: str | Sequence[str] | None) -> dict[Kind, str]:
 
 
 class LLMJudge:
-    """The three judgements from a chat model (module docstring): ``client`` sends the requests,
-    ``concurrency`` judgements run at once."""
+    """The three judgements from a chat model (module docstring): ``chat`` sends the requests
+    through its cache, ``concurrency`` judgements run at once; ``strict``: a judgement without a
+    readable verdict after :data:`TRIES` raises instead of having no score."""
 
-    def __init__(self, client: ChatClient, templates: dict[Kind, str] | None = None,
-                 concurrency: int = 4) -> None:
-        self.client = client
+    def __init__(self, chat: CachedChat, templates: dict[Kind, str] | None = None,
+                 concurrency: int = 4, strict: bool = False) -> None:
+        self.chat = chat
         self.templates = templates or dict(DEFAULT_TEMPLATES)
         self.concurrency = max(1, int(concurrency))
+        self.strict = bool(strict)
 
     @property
     def name(self) -> str:
-        return f"llm:{self.client.model}"
+        return f"llm:{self.chat.client.model}"
 
     def prompt(self, ask: Ask) -> str:
         """The request text of one judgement."""
         return self.templates[ask.kind].format(inputs_block(ask))
 
+    @staticmethod
+    def _settings(t: int) -> dict[str, Any]:
+        """The request fields of try ``t`` (0-based): temperature 0, then 1."""
+        return {"temperature": 0.0 if t == 0 else 1.0, "max_tokens": MAX_NEW_TOKENS,
+                "attempt": t, "stop": STOP}
+
     def one(self, ask: Ask) -> Verdict:
-        """Ask until the answer holds a verdict (temperature 0, then 1), at most :data:`TRIES`."""
+        """Ask until the answer holds a verdict, at most :data:`TRIES` times; no score (or, when
+        ``strict``, an error) without one."""
         prompt, answer = self.prompt(ask), ""
         for t in range(TRIES):
-            choice = self.client.choice(prompt, temperature=0.0 if t == 0 else 1.0,
-                                        max_tokens=MAX_NEW_TOKENS, stop=STOP)
+            choice = self.chat.choice(prompt, **self._settings(t))
             answer = str(choice["message"]["content"] or "")
             score = verdict_score(ask.kind, answer)
             if score is not None:
                 return Verdict(score, answer, t + 1)
-        raise CitetrainError(f"longbench_cite: {ask.where}: no [[...]] verdict to the {ask.kind} "
-                             f"question in {TRIES} tries (last answer {answer[:60]!r})")
+        if self.strict:
+            raise CitetrainError(f"longbench_cite: {ask.where}: no [[...]] verdict to the "
+                                 f"{ask.kind} question in {TRIES} tries (last answer "
+                                 f"{answer[:60]!r})")
+        return Verdict(None, answer, TRIES)
 
     def judge(self, asks: Sequence[Ask]) -> list[Verdict]:
-        """Every judgement, in order."""
-        if self.concurrency == 1 or len(asks) <= 1:
-            return [self.one(a) for a in asks]
-        with ThreadPoolExecutor(max_workers=min(self.concurrency, len(asks))) as pool:
-            return list(pool.map(self.one, asks))
+        """Every judgement, in order; identical prompts are asked once."""
+        first: dict[str, Ask] = {}
+        for a in asks:
+            first.setdefault(self.prompt(a), a)
+        unique = list(first.values())
+        if self.concurrency == 1 or len(unique) <= 1:
+            got = [self.one(a) for a in unique]
+        else:
+            with ThreadPoolExecutor(max_workers=min(self.concurrency, len(unique))) as pool:
+                got = list(pool.map(self.one, unique))
+        by_prompt = dict(zip(first, got))
+        return [by_prompt[self.prompt(a)] for a in asks]
+
+    def plan(self, asks: Sequence[Ask]) -> RequestPlan:
+        """What :meth:`judge` would send (nothing is sent): per distinct prompt, the cached tries
+        are read as the judge reads them; the first try not in the cache is one request to send
+        (retries after an unreadable answer are not foreseen)."""
+        prompts = {self.prompt(a): a.kind for a in asks}
+        keys = {p: [self.chat.key(p, **self._settings(t)) for t in range(TRIES)] for p in prompts}
+        stored = self.chat.cached([k for ks in keys.values() for k in ks])
+        out = RequestPlan()
+        for prompt, kind in prompts.items():
+            for k in keys[prompt]:
+                if k not in stored:
+                    out.requests += 1
+                    out.prompt_chars += len(prompt)
+                    break
+                out.cached += 1
+                if verdict_score(kind, stored[k]) is not None:
+                    break
+        return out
 
 
 def support_level(result: NLIResult, partial_threshold: float) -> float:

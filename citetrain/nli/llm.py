@@ -9,7 +9,11 @@ Models"): is the claim *Attributable* to the reference, *Extrapolatory* (not inf
 Requests go through :class:`citetrain.llm.client.ChatClient`: the API key is read from an
 environment variable (``OPENAI_API_KEY`` by default) at request time; it is never stored on the
 object, logged, or put into an error message. Requests are retried with exponential backoff on
-429, 5xx and connection errors; 401/403 fail at once.
+429, 5xx and connection errors; 401/403 fail at once. Every answer goes through the persistent
+answer cache (:class:`~citetrain.llm.client.CachedChat`; ``chat_cache``, by default
+``judge.sqlite`` beside ``$CITETRAIN_CACHE``), stored as it arrives: a rerun, or a run resumed
+after a kill, sends no request twice, even for the pairs of a batch the NLI cache had not stored
+yet. :meth:`LLMNLI.plan` counts what a run would send (``citetrain eval --dry-run``).
 """
 from __future__ import annotations
 
@@ -21,7 +25,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Sequence
 
 from citetrain.errors import CitetrainError
-from citetrain.llm.client import DEFAULT_BASE_URL, ChatClient
+from citetrain.llm.cache import judge_cache_path
+from citetrain.llm.client import DEFAULT_BASE_URL, CachedChat, ChatClient
+from citetrain.llm.estimate import RequestPlan
 from citetrain.nli.base import NLIResult, Pair
 from citetrain.nli.hf import reject_unknown
 
@@ -74,6 +80,8 @@ class LLMNLI:
     tries : attempts per request; waits ``retry_delay * 2**i`` seconds between them.
     timeout : seconds per request. ``max_tokens``, ``temperature``: generation settings.
     logprobs : ask for first-token log-probabilities and use them as ``prob``.
+    chat_cache : the answer cache: ``True`` (``judge.sqlite`` beside ``$CITETRAIN_CACHE``, else in
+        ``~/.cache/citetrain``), a file, or ``False`` (none).
     """
 
     is_baseline = False
@@ -93,6 +101,7 @@ class LLMNLI:
         temperature: float = 0.0,
         logprobs: bool = False,
         prompt: str = ATTRSCORE_PROMPT,
+        chat_cache: bool | str = True,
         **unused: Any,
     ) -> None:
         reject_unknown("llm", unused)
@@ -105,6 +114,8 @@ class LLMNLI:
             retry_delay=retry_delay, timeout=timeout, max_tokens=max_tokens,
             temperature=temperature, concurrency=concurrency)
         c = self.client
+        where = None if chat_cache is False else judge_cache_path() if chat_cache is True else chat_cache
+        self.chat = CachedChat(c, where)
         self.model_id = model
         self.base_url = c.base_url
         self.api_key_env = api_key_env
@@ -131,10 +142,23 @@ class LLMNLI:
         with ThreadPoolExecutor(max_workers=min(self.concurrency, len(pairs))) as pool:
             return list(pool.map(self._judge, pairs))
 
+    def _extra(self) -> dict[str, Any]:
+        """The request fields beyond the client's settings."""
+        return {"logprobs": True, "top_logprobs": 5} if self.logprobs else {}
+
+    def plan(self, pairs: Sequence[Pair]) -> RequestPlan:
+        """What :meth:`predict` would send for ``pairs`` (nothing is sent): one request per
+        distinct prompt whose answer is not in the cache."""
+        prompts = list(dict.fromkeys(self.prompt.format(claim=h, reference=p) for p, h in pairs))
+        keys = [self.chat.key(p, **self._extra()) for p in prompts]
+        stored = self.chat.cached(keys)
+        todo = [p for p, k in zip(prompts, keys) if k not in stored]
+        return RequestPlan(len(todo), sum(len(p) for p in todo), len(prompts) - len(todo))
+
     def _judge(self, pair: Pair) -> NLIResult:
         premise, hypothesis = pair
-        extra = {"logprobs": True, "top_logprobs": 5} if self.logprobs else {}
-        choice = self.client.choice(self.prompt.format(claim=hypothesis, reference=premise), **extra)
+        prompt = self.prompt.format(claim=hypothesis, reference=premise)
+        choice = self.chat.choice(prompt, **self._extra())
         verdict = parse_verdict(choice["message"]["content"] or "")
         label = verdict == "attributable"
         prob = _attributable_mass(choice.get("logprobs")) if self.logprobs else None

@@ -161,7 +161,7 @@ def test_llm_judge_gives_up_after_five_tries(server):
     srv = server(answer=lambda prompt: "I am not sure.")
     with pytest.raises(CitetrainError, match=r"record A, statement 0: no \[\[\.\.\.\]\] verdict"):
         longbench_cite([rec("A", "hotpotqa", "Q?", st("alpha", "alpha"))], None,
-                       judge="llm:m", base_url=srv.url)
+                       judge="llm:m", base_url=srv.url, strict=True)
     support = [b for b in srv.bodies if "[[Fully supported]]" in b["messages"][0]["content"]]
     assert [b["temperature"] for b in support] == [0.0, 1.0, 1.0, 1.0, 1.0]
 

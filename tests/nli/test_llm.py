@@ -116,7 +116,7 @@ def test_key_and_url_from_the_environment(server_factory, monkeypatch):
     nli.predict(PAIRS[:1])
     assert srv.requests[0][0]["Authorization"] == "Bearer other-key"
     monkeypatch.delenv("MY_JUDGE_KEY")
-    nli.predict(PAIRS[:1])  # no key: no Authorization header (local vLLM)
+    nli.predict(PAIRS[1:2])  # no key: no Authorization header (local vLLM); a pair not cached
     assert "Authorization" not in srv.requests[1][0]
 
 
