@@ -25,6 +25,12 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--score-chunk", type=int, default=SCORE_CHUNK, metavar="N",
                    help=f"records scored per saved chunk (default {SCORE_CHUNK}): memory stays flat, a killed "
                    "run goes on from its finished chunks, processes share the chunks")
+    p.add_argument("--strict", action="store_true",
+                   help="an LLM judge's verdict still unreadable after its tries stops the run "
+                   "(longbench_cite's strict option) instead of leaving its statement unscored")
+    p.add_argument("--dry-run", action="store_true",
+                   help="print the LLM judges' requests and estimated prompt tokens (characters / "
+                   "4), the answers already cached apart, and exit: nothing is sent or scored")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a suite key, e.g. --set nli=lexical:0.6 --set model.chunk=32")
     m = p.add_argument_group("checkpoint", "score a checkpoint's predictions (a suite's model: "

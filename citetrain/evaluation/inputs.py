@@ -53,6 +53,8 @@ def load_target(args: argparse.Namespace) -> Suite:
         suite.metrics = parse_metric_list(args.metrics)
     if args.nli:
         suite.nli = args.nli
+    if getattr(args, "strict", False) and "longbench_cite" in suite.metrics:
+        suite.options.setdefault("longbench_cite", {})["strict"] = True
     apply_model_options(suite, args)
     return suite
 

@@ -11,6 +11,10 @@ def run_eval(args: argparse.Namespace) -> int:
     """The ``citetrain eval`` command with parsed ``args`` (:mod:`citetrain.evaluation.args`)."""
     suite = load_target(args)
     opts = RunOptions.from_args(args)
+    if getattr(args, "dry_run", False):
+        from citetrain.evaluation.dry_run import dry_run
+
+        return dry_run(suite, opts)
     if suite.model is not None:
         from citetrain.evaluation.checkpoint import run_checkpoint
 

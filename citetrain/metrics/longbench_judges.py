@@ -208,9 +208,12 @@ class LLMJudge:
         unique = list(first.values())
         if self.concurrency == 1 or len(unique) <= 1:
             got = [self.one(a) for a in unique]
-        else:
-            with ThreadPoolExecutor(max_workers=min(self.concurrency, len(unique))) as pool:
+        else:  # on an error no new judgement starts; those in flight finish and store answers
+            pool = ThreadPoolExecutor(max_workers=min(self.concurrency, len(unique)))
+            try:
                 got = list(pool.map(self.one, unique))
+            finally:
+                pool.shutdown(wait=True, cancel_futures=True)
         by_prompt = dict(zip(first, got))
         return [by_prompt[self.prompt(a)] for a in asks]
 
