@@ -67,7 +67,7 @@ def nli_plans(records: list[Record], suite: Suite, opts: RunOptions) -> list[tup
         known = engine.cache.get_many(keys) if engine.cache is not None and keys else {}
         plan = backend.plan([p for p, k in zip(pairs, keys) if k not in known])
         plan.cached += len(known)
-        out.append((f"NLI {engine.name} (if {when})", plan))
+        out.append((f"NLI {suite.nli} (if {when})", plan))
     return out
 
 
