@@ -76,8 +76,26 @@ class Batcher:
         self._wake = asyncio.Event()
         self._task: asyncio.Task | None = None
 
-    def start(self) -> None:
+    def start(self, on_dead: Callable[[BaseException | None], None] | None = None) -> None:
+        """Start the loop; ``on_dead`` is called (with the loop's exception, if any) if it ever
+        ends while the server is not draining, or with an exception: nothing would be scored any
+        more (:attr:`dead`)."""
         self._task = asyncio.get_running_loop().create_task(self._loop())
+
+        def ended(task: asyncio.Task) -> None:
+            if self.dead and on_dead is not None:
+                on_dead(None if task.cancelled() else task.exception())
+
+        self._task.add_done_callback(ended)
+
+    @property
+    def dead(self) -> bool:
+        """Whether the loop ended with an exception, or ended while the server was not draining."""
+        task = self._task
+        if task is None or not task.done():
+            return False
+        failed = not task.cancelled() and task.exception() is not None
+        return failed or not self.draining
 
     async def stop(self) -> None:
         """Refuse what waits and end the loop (the batch in progress runs out in its thread)."""
