@@ -21,6 +21,11 @@ Two choices where the authors' script has none: a dataset row without records is
 of the average (their mean of nothing is nan, which makes the average nan too); when no record
 belongs to any of ``datasets`` (a file without ``dataset``), the scores are the mean over all
 records. Every record is judged and listed in ``per_record``, in or out of a dataset row.
+
+A third, for an LLM judge: a statement one of whose verdicts is still unreadable after its tries
+is unscored (the authors' script stops there), so R and P above are over a record's scored
+statements only, and a record with none scored is left out of the rows and the average
+(``strict`` restores the error; :func:`longbench_cite`).
 """
 from __future__ import annotations
 
@@ -356,5 +361,5 @@ def _result(jdg: LLMJudge | NLIJudge, asks: list[Ask], per_record: list[dict[str
 
 
 __all__ = ["DATASETS", "MAX_STATEMENTS", "NOT_AVERAGED", "average", "dataset_rows",
-           "dataset_sums", "dataset_table", "judge_cache", "judge_plan", "longbench_cite", "plain_response",
-           "record_statements"]
+           "dataset_sums", "dataset_table", "judge_cache", "judge_plan", "longbench_cite",
+           "plain_response", "record_statements", "unscored_line"]
