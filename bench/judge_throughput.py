@@ -266,7 +266,7 @@ def pair_kinds(records: list[Record], pairs: list[tuple[str, str]]) -> dict[str,
                         for x in ids)
         if len(ids) >= 2:
             kind[join_docs(r.docs, ids)] = "all passages"
-        kind.update((s.earlier, "earlier statements") for s in analyses_of(r) if s.earlier)
+        kind.update((str(s.earlier), "earlier statements") for s in analyses_of(r) if s.earlier)
         kind[r.question] = "question"
     counts = Counter(kind.get(p, "more passages") for p, _ in pairs)
     return dict(counts.most_common())

@@ -9,6 +9,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from citetrain.text.joined import Joined, Parts
+
 
 class Doc(BaseModel):
     """One retrieved passage."""
@@ -48,3 +50,14 @@ def format_doc(doc: Doc) -> str:
 def join_docs(docs: list[Doc], ids: list[int] | tuple[int, ...]) -> str:
     """Premise for 1-based ``ids``: formatted docs joined with a newline, in citation order."""
     return "\n".join(format_doc(docs[i - 1]) for i in ids)
+
+
+def doc_parts(docs: list[Doc]) -> Parts:
+    """A record's formatted docs as :class:`~citetrain.text.joined.Parts`: ``docs_premise(parts,
+    ids)`` is :func:`join_docs`'s premise without joining (each doc formatted once)."""
+    return Parts([format_doc(d) for d in docs], "\n")
+
+
+def docs_premise(parts: Parts, ids: list[int] | tuple[int, ...]) -> Joined:
+    """:func:`join_docs` of 1-based ``ids`` over :func:`doc_parts`, as a lazy premise."""
+    return parts.join([i - 1 for i in ids])

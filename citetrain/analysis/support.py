@@ -45,7 +45,8 @@ from citetrain.analysis.editdist import (
 )
 from citetrain.nli.base import NLIResult, Pair
 from citetrain.nli.engine import NLIEngine
-from citetrain.records import Doc, Record, join_docs
+from citetrain.records import Doc, Record, doc_parts, docs_premise
+from citetrain.text.joined import Joined, Parts, is_blank
 from citetrain.text.statements import statements
 
 CONTEXTS = ("query", "retrieval", "response", "model")
@@ -158,7 +159,7 @@ class StatementAnalysis:
     index: int
     text: str
     question: str
-    earlier: str
+    earlier: str | Joined  # the statements before it, joined by a space (lazily)
     docs: list[Doc]
     cites: tuple[int, ...]
     context: str | None = None
@@ -169,6 +170,14 @@ class StatementAnalysis:
     edits: list[Edit] = field(default_factory=list)
     rating: float | None = None
     raw: str = ""  # the sentence as written, marks included
+    passages: Parts | None = None  # the record's formatted docs, shared by its statements
+
+    def premise(self, ids: Sequence[int]) -> Joined:
+        """The premise of the docs ``ids`` (1-based, in that order): :func:`join_docs`'s text,
+        built only if the NLI backend reads text (:mod:`citetrain.text.joined`)."""
+        if self.passages is None:
+            self.passages = doc_parts(self.docs)
+        return docs_premise(self.passages, ids)
 
     @property
     def valid(self) -> list[int]:
@@ -206,13 +215,15 @@ def analyses_of(record: Record, at_most: int | None = None,
                 first_line_only: bool = False, language: str = "auto"
                 ) -> list[StatementAnalysis]:
     """The record's statements (split in ``language``), their citations (cut to ``at_most``) and
-    the text before them."""
+    the text before them (a lazy premise over the statements: linear in the response)."""
+    found = statements(record.output, first_line_only, language)
+    texts = Parts([st.text for st in found], " ")
+    passages = doc_parts(record.docs)
     out: list[StatementAnalysis] = []
-    for i, st in enumerate(statements(record.output, first_line_only, language)):
+    for i, st in enumerate(found):
         cites = st.citations[:at_most] if at_most is not None else st.citations
-        earlier = " ".join(s.text for s in out)
-        out.append(StatementAnalysis(record.id, i, st.text, record.question, earlier,
-                                     record.docs, tuple(cites), raw=st.raw))
+        out.append(StatementAnalysis(record.id, i, st.text, record.question, texts.prefix(i),
+                                     record.docs, tuple(cites), raw=st.raw, passages=passages))
     return out
 
 
@@ -229,7 +240,7 @@ def _ask(engine: NLIEngine, jobs: list[Job]) -> list[NLIResult]:
     return engine.results(pairs)
 
 
-def context_premise(s: StatementAnalysis, kind: str) -> str:
+def context_premise(s: StatementAnalysis, kind: str) -> str | Joined:
     """What a statement is read against for context ``kind``: the question (``query``) or the
     earlier statements of its response joined by a space (``response``)."""
     return s.question if kind == "query" else s.earlier
@@ -249,12 +260,11 @@ def context_candidates(stmts: Sequence[StatementAnalysis], kind: str, least: flo
     claims the experts call citation-worthy (experiments/studies/context-gates.md). A statement
     with content words its premise lacks makes a new claim, so it is not asked against that
     premise at all."""
-    from citetrain.nli.lexical import content_words, recall
+    from citetrain.nli.lexical import recall_in
 
     if least <= 0:
         return [True] * len(stmts)
-    return [recall(content_words(s.text)[0], content_words(context_premise(s, kind))[0]) >= least
-            for s in stmts]
+    return [recall_in(s.text, context_premise(s, kind))[0] >= least for s in stmts]
 
 
 def _context_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine,
@@ -267,7 +277,7 @@ def _context_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine,
         if is_empty_statement(s.text):
             s.context = "model"
     for kind, least in (("query", query_recall), ("response", response_recall)):
-        open_ = [s for s in stmts if s.context is None and context_premise(s, kind).strip()]
+        open_ = [s for s in stmts if s.context is None and not is_blank(context_premise(s, kind))]
         jobs: list[Job] = [(s, kind, (context_premise(s, kind), s.text))
                            for s, ok in zip(open_, context_candidates(open_, kind, least)) if ok]
         for (s, _, _), r in zip(jobs, _ask(engine, jobs)):
@@ -284,10 +294,10 @@ def _cited_round(stmts: Sequence[StatementAnalysis], engine: NLIEngine,
     for s in stmts:
         valid = s.valid
         if valid:
-            jobs.append((s, 0, (join_docs(s.docs, valid), s.text)))
+            jobs.append((s, 0, (s.premise(valid), s.text)))
         if len(valid) > 1:
             single = s.single if needed else [False] * len(s.docs)
-            jobs += [(s, c, (join_docs(s.docs, [v for v in valid if v != c]), s.text))
+            jobs += [(s, c, (s.premise([v for v in valid if v != c]), s.text))
                      for c in valid if not single[c - 1]]
     for (s, c, _), r in zip(jobs, _ask(engine, jobs)):
         if c == 0:
@@ -367,8 +377,7 @@ def analyse(
                                 plan=edits_plan(s.valid) if needed else None)
 
     def ask(jobs: list[tuple[int, tuple[int, ...]]]) -> list[NLIResult]:
-        return _ask(engine, [(todo[i], q, (join_docs(todo[i].docs, q), todo[i].text))
-                             for i, q in jobs])
+        return _ask(engine, [(todo[i], q, (todo[i].premise(q), todo[i].text)) for i, q in jobs])
 
     run_searches([s.search for s in todo], ask)  # type: ignore[misc]
     for s in todo:

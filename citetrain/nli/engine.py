@@ -2,6 +2,13 @@
 
 Metrics and builders never call a model one pair at a time: they hand the engine every pair a
 round needs and read the answers back in order.
+
+A premise may be a :class:`~citetrain.text.joined.Joined` one (a subset of a record's passages,
+a statement's earlier statements): a backend that reads parts (``reads_parts``, the lexical one)
+gets it as it is; any other gets its joined text. The engine keeps its answers in memory keyed
+by the pair itself, capped at ``memo_bytes`` (by the characters of the texts it keeps alive:
+oldest answers out first), and hashes texts into the persistent cache's keys only when there is
+a cache.
 """
 from __future__ import annotations
 
@@ -12,6 +19,10 @@ from tqdm.auto import tqdm
 
 from citetrain.nli.base import NLIBackend, NLIResult, Pair
 from citetrain.nli.cache import NLICache, cache_key
+from citetrain.text.joined import Joined, text_of
+
+MEMO_BYTES = 64 << 20  # the in-memory answers: bytes of the texts and results they keep
+_ENTRY_BYTES = 200  # an answer's own size, beside its texts (a result, a tuple, a dict slot)
 
 
 @dataclass
@@ -36,6 +47,7 @@ class NLIEngine:
         batch_size: int | None = None,
         progress: bool = True,
         progress_min: int = 64,
+        memo_bytes: int = MEMO_BYTES,
     ) -> None:
         self.backend = backend
         self.cache = cache
@@ -45,7 +57,10 @@ class NLIEngine:
         self.progress = progress
         self.progress_min = progress_min
         self.stats = EngineStats()
-        self._memo: dict[str, NLIResult] = {}  # this process's answers, keyed by cache key
+        self.memo_bytes = memo_bytes
+        self._memo: dict[Pair, tuple[NLIResult, int]] = {}  # answers and their sizes, by pair
+        self._memo_size = 0
+        self._reads_parts = bool(getattr(backend, "reads_parts", False))
 
     @property
     def name(self) -> str:
@@ -56,25 +71,46 @@ class NLIEngine:
 
     def results(self, pairs: Sequence[Pair]) -> list[NLIResult]:
         """One :class:`NLIResult` per pair, in the order given."""
-        pairs = [(str(p), str(h)) for p, h in pairs]
+        pairs = [(self._premise(p), str(h)) for p, h in pairs]
         self.stats.requested += len(pairs)
         unique = list(dict.fromkeys(pairs))
         self.stats.unique += len(unique)
-        b = self.backend
-        keys = {pair: cache_key(b.model_id, b.revision, pair) for pair in unique}
-        known = {pair: self._memo[k] for pair, k in keys.items() if k in self._memo}
+        known = {pair: self._memo[pair][0] for pair in unique if pair in self._memo}
         self.stats.memory_hits += len(known)
+        keys: dict[Pair, str] = {}
         if self.cache is not None and len(known) < len(unique):
-            hits = self.cache.get_many([k for p, k in keys.items() if p not in known])
+            b = self.backend
+            keys = {pair: cache_key(b.model_id, b.revision, (text_of(pair[0]), pair[1]))
+                    for pair in unique if pair not in known}
+            hits = self.cache.get_many(list(keys.values()))
             for pair, key in keys.items():
                 if key in hits:
-                    known[pair] = self._memo[key] = hits[key]
+                    known[pair] = hits[key]
+                    self._remember(pair, hits[key])
                     self.stats.cache_hits += 1
         missing = [pair for pair in unique if pair not in known]
         if missing:
             fresh = self._run(missing, keys)
             known.update(fresh)
         return [known[pair] for pair in pairs]
+
+    def _premise(self, premise: str | Joined) -> str | Joined:
+        """A premise as the backend reads it: Joined kept for a backend that reads parts."""
+        if isinstance(premise, Joined):
+            return premise if self._reads_parts else str(premise)
+        return str(premise)
+
+    def _remember(self, pair: Pair, result: NLIResult) -> None:
+        """Keep an answer in memory; the oldest go once the texts they keep pass the cap."""
+        if pair in self._memo:
+            return
+        premise = pair[0]
+        size = _ENTRY_BYTES + len(pair[1]) + (8 * len(premise.ids) if isinstance(premise, Joined)
+                                              else len(premise))
+        self._memo[pair] = (result, size)
+        self._memo_size += size
+        while self._memo_size > self.memo_bytes and self._memo:
+            self._memo_size -= self._memo.pop(next(iter(self._memo)))[1]
 
     def _run(self, missing: list[Pair], keys: dict[Pair, str]) -> dict[Pair, NLIResult]:
         b = self.backend
@@ -91,7 +127,7 @@ class NLIEngine:
                 fresh = dict(zip(batch, res))
                 out.update(fresh)
                 for p, r in fresh.items():
-                    self._memo[keys[p]] = r
+                    self._remember(p, r)
                 if self.cache is not None:  # store each batch: a killed run keeps finished work
                     self.cache.put_many(b.model_id, b.revision, ((keys[p], r) for p, r in fresh.items()))
                 self.stats.model_pairs += len(batch)
@@ -104,6 +140,7 @@ class NLIEngine:
         batch, so its memory stays bounded; the disk cache, if any, is kept), and the backend's
         own (its ``forget``, where it has one: the classifier's answers by text as read)."""
         self._memo.clear()
+        self._memo_size = 0
         forget = getattr(self.backend, "forget", None)
         if callable(forget):
             forget()
@@ -112,7 +149,9 @@ class NLIEngine:
         """Whether the backend cuts each pair to its length limit (``False`` for backends
         without one, e.g. lexical or an LLM)."""
         fn = getattr(self.backend, "truncates", None)
-        return list(fn(list(pairs))) if fn is not None and pairs else [False] * len(pairs)
+        if fn is None or not pairs:
+            return [False] * len(pairs)
+        return list(fn([(text_of(p), h) for p, h in pairs]))
 
     def score(self, pairs: Sequence[Pair]) -> list[float]:
         """P(entailment) per pair."""

@@ -20,6 +20,17 @@ a text that has CJK characters, full-width Latin letters and digits (``２０２
 ASCII (NFKC). A text without CJK characters gets exactly the tokens it got before CJK support,
 so its scores are unchanged; the revision (``v2``) changed because texts with CJK characters,
 which used to count only their Latin words and numbers, now score differently.
+
+**Premises of parts.** A :class:`~citetrain.text.joined.Joined` premise (a subset of a record's
+passages, or a statement's earlier statements) is read without joining it: the content tokens of
+a joined text are the union of its parts' (a token never spans the separator), so each part is
+tokenized once per record and an index (key -> the parts holding it) answers every premise over
+those parts in O(words of the hypothesis). The scores are those of the joined text exactly: a
+premise with a CJK part reads its other parts as inside CJK text (NFKC), as the joined text does.
+
+Memory: the per-text memories (stems, tokens, content words) are capped in bytes
+(:class:`~citetrain.text.memo.TextMemo`), and a premise's index lives on its parts, so nothing
+outlives the record it was built for.
 """
 from __future__ import annotations
 
@@ -29,7 +40,15 @@ from functools import lru_cache
 from typing import Sequence
 
 from citetrain.nli.base import NLIResult, Pair
+from citetrain.text.joined import Joined, Parts
 from citetrain.text.languages import cjk_runs, has_cjk
+from citetrain.text.memo import TextMemo
+
+# byte caps of the per-text memories (a judge reads each passage and statement against many
+# others); their sum bounds what lexical reading keeps between requests
+STEM_BYTES = 16 << 20
+TOKEN_BYTES = 64 << 20
+WORDS_BYTES = 64 << 20
 
 _TOKEN = re.compile(r"[a-z0-9]+(?:[.,][0-9]+)*")
 
@@ -48,9 +67,12 @@ def _stemmer():
     return PorterStemmer()
 
 
-@lru_cache(maxsize=200_000)
-def _stem(word: str) -> str:
+def _stem_word(word: str) -> str:
     return _stemmer().stem(word)
+
+
+# upper bounds of an entry's bytes (sys.getsizeof of the strings, tuples and sets it holds)
+_stem = TextMemo(_stem_word, STEM_BYTES, "lexical stems", lambda w, s: 2 * len(w) + 160)
 
 
 def content_tokens(text: str) -> list[tuple[str, str, bool]]:
@@ -75,12 +97,12 @@ def _word_tokens(text: str, out: list[tuple[str, str, bool]]) -> None:
             out.append((tok, _stem(tok), False))
 
 
-@lru_cache(maxsize=8_192)  # texts of a few batches; whole pages as keys, so not more
-def _content_tokens(text: str) -> tuple[tuple[str, str, bool], ...]:
-    # cached per text: a judge reads each passage and each statement against many others
+def _read_tokens(text: str, in_cjk: bool = False) -> tuple[tuple[str, str, bool], ...]:
+    """The content tokens of ``text``; ``in_cjk``: read as part of a text with CJK characters
+    (its Latin runs NFKC-normalized) even when it has none itself."""
     out: list[tuple[str, str, bool]] = []
     if not has_cjk(text):
-        _word_tokens(text, out)
+        _word_tokens(unicodedata.normalize("NFKC", text) if in_cjk else text, out)
         return tuple(out)
     for piece, cjk in cjk_runs(text):
         if cjk:
@@ -90,12 +112,100 @@ def _content_tokens(text: str) -> tuple[tuple[str, str, bool], ...]:
     return tuple(out)
 
 
-@lru_cache(maxsize=8_192)
-def content_words(text: str) -> tuple[frozenset[str], frozenset[str]]:
-    """(stemmed content words, numbers) of a text; cached per text (frozen sets, so that no
-    caller changes another's)."""
+_content_tokens = TextMemo(_read_tokens, TOKEN_BYTES, "lexical tokens",
+                          lambda text, toks: 4 * len(text) + 200 * len(toks) + 120)
+
+
+def _words_of(text: str) -> tuple[frozenset[str], frozenset[str]]:
     toks = _content_tokens(text)
     return frozenset(key for _, key, _ in toks), frozenset(key for _, key, num in toks if num)
+
+
+_content_words = TextMemo(_words_of, WORDS_BYTES, "lexical words",
+                         lambda text, w: 4 * len(text) + 120 * (len(w[0]) + len(w[1])) + 600)
+
+
+def content_words(text: str | Joined) -> tuple[frozenset[str], frozenset[str]]:
+    """(stemmed content words, numbers) of a text; remembered per text (frozen sets, so that no
+    caller changes another's). A :class:`~citetrain.text.joined.Joined` premise is read from
+    its parts' index (module docstring) instead of its joined text."""
+    if isinstance(text, Joined):
+        index = _index(text)
+        words = frozenset(index.union(text.ids))
+        return words, frozenset(k for k in words if k in index.numbers)
+    return _content_words(text)
+
+
+class _PartsIndex:
+    """Where each content key of a :class:`Parts` is: the parts holding it (one reading)."""
+
+    def __init__(self, parts: Parts, in_cjk: bool = False) -> None:
+        self.where: dict[str, frozenset[int]] = {}
+        self.first: dict[str, int] = {}
+        self.numbers: set[str] = set()
+        found: dict[str, list[int]] = {}
+        for i, text in enumerate(parts.texts):
+            toks = _read_tokens(text, in_cjk)  # read once here: the index is the memory
+            for _, key, num in toks:
+                at = found.setdefault(key, [])
+                if not at or at[-1] != i:
+                    at.append(i)
+                if num:
+                    self.numbers.add(key)
+        for key, at in found.items():
+            self.where[key] = frozenset(at)
+            self.first[key] = at[0]
+
+    def covered(self, keys: frozenset[str], ids: tuple[int, ...] | range) -> int:
+        """How many of ``keys`` some part of ``ids`` holds."""
+        if isinstance(ids, range) and ids.start == 0 and ids.step == 1:
+            end, first = ids.stop, self.first
+            return sum(1 for k in keys if first.get(k, end) < end)
+        chosen = frozenset(ids)
+        where = self.where
+        return sum(1 for k in keys if k in where and not where[k].isdisjoint(chosen))
+
+    def union(self, ids: tuple[int, ...] | range) -> list[str]:
+        """Every key some part of ``ids`` holds."""
+        chosen = frozenset(ids)
+        return [k for k, at in self.where.items() if not at.isdisjoint(chosen)]
+
+
+def _index(premise: Joined) -> _PartsIndex:
+    """The index that reads ``premise`` as its joined text would be read: parts as inside CJK
+    text when one of the premise's parts has CJK characters."""
+    parts = premise.parts
+    cjk, first, every = parts.memo("lexical cjk", _cjk_parts)
+    if first < len(cjk) and not every:  # some parts have CJK characters, others not
+        in_cjk = (first < len(premise.ids) if premise.is_prefix
+                  else any(cjk[i] for i in premise.ids))
+        if in_cjk:
+            return parts.memo("lexical index cjk", _index_in_cjk)
+    return parts.memo("lexical index", _PartsIndex)
+
+
+def _cjk_parts(parts: Parts) -> tuple[list[bool], int, bool]:
+    """(whether each part has CJK characters, the first that does, whether all do)."""
+    cjk = [has_cjk(t) for t in parts.texts]
+    return cjk, next((i for i, c in enumerate(cjk) if c), len(cjk)), all(cjk)
+
+
+def _index_in_cjk(parts: Parts) -> _PartsIndex:
+    return _PartsIndex(parts, True)
+
+
+def recall_in(hypothesis: str, premise: str | Joined) -> tuple[float, bool]:
+    """(recall of the hypothesis's content words in the premise, whether every number of the
+    hypothesis is in the premise); a hypothesis without content words: (0.0, False)."""
+    hw, hn = _content_words(hypothesis)
+    if not hw:
+        return 0.0, False
+    if isinstance(premise, Joined):
+        index = _index(premise)
+        found = index.covered(hw, premise.ids)
+        return found / len(hw), not hn or index.covered(hn, premise.ids) == len(hn)
+    pw, pn = _content_words(premise)
+    return recall(hw, pw), hn <= pn
 
 
 def recall(hypothesis_words: set[str], premise_words: set[str]) -> float:
@@ -120,14 +230,12 @@ class LexicalNLI:
     def cost(self, pair: Pair) -> int:
         return len(pair[0]) + len(pair[1])
 
+    # the engine hands Joined premises over as they are (module docstring: read from parts)
+    reads_parts = True
+
     def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
         out = []
         for premise, hypothesis in pairs:
-            hw, hn = content_words(hypothesis)
-            if not hw:
-                out.append(NLIResult(0.0, False))
-                continue
-            pw, pn = content_words(premise)
-            prob = recall(hw, pw)
-            out.append(NLIResult(prob, prob >= self.threshold and hn <= pn))
+            prob, numbers = recall_in(hypothesis, premise)
+            out.append(NLIResult(prob, prob >= self.threshold and numbers))
         return out

@@ -18,7 +18,7 @@ def test_pair_kinds_by_premise() -> None:
     docs = [Doc(title=f"T{i}", text=f"Passage number {i} says something.") for i in range(1, 7)]
     rec = Record(id="r", question="What do the passages say?", docs=docs,
                  output="They say one thing [1]. They say another [2].")
-    earlier = analyses_of(rec)[1].earlier
+    earlier = str(analyses_of(rec)[1].earlier)
     assert earlier  # the second statement is read against the first
     s = "They say another."
     pairs = [(join_docs(docs, (1,)), s), (join_docs(docs, (4,)), s),     # one passage, twice
