@@ -20,13 +20,12 @@ from citetrain.analysis.subsets import auto_pool
 from citetrain.records import Record
 from citetrain.serve.bodies import RequestError
 from citetrain.serve.config import ServeConfig
+from citetrain.text.bounds import sentence_bound as _text_sentence_bound
 from citetrain.text.marks import MARK
-from citetrain.text.splitter import resolve_splitter, split_sentences
+from citetrain.text.splitter import split_sentences
 
 MAX_ID_DIGITS = 18
 _DIGITS = re.compile(r"\d+")
-_ENDS = re.compile(r"[.!?]+")
-_WORDS = re.compile(r"\S+")
 
 
 def calls_per_statement(n_docs: int, max_size: int = 3) -> int:
@@ -50,9 +49,11 @@ def count_marks(text: str) -> tuple[int, int]:
 
 
 def sentence_bound(text: str) -> int:
-    """At least as many as the sentences the judge's splitter finds in ``text``, in one pass."""
-    pattern = _WORDS if resolve_splitter() == "spacy" else _ENDS
-    return sum(1 for _ in pattern.finditer(text)) + 1
+    """At least as many as the sentences the judge's splitter finds in ``text``, in linear time:
+    the sentence ends of every script it splits (``。！？…；`` too), counted as
+    :func:`citetrain.text.bounds.sentence_bound` counts them for the splitter and language
+    :func:`split_sentences` picks."""
+    return _text_sentence_bound(text)
 
 
 def statement_counts(records: Sequence[Record], limit: int) -> list[int]:
