@@ -12,9 +12,11 @@ import re
 import time
 
 import pytest
+import regex
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from citetrain.text.languages import cjk_share
 from citetrain.text.splitter import (_JA_QUOTE_PARTICLE, _LEAD_MARKS, _cjk_spans, _punkt,
                                      cjk_tokenizer, split_sentences)
 from citetrain.text.statements import statements
@@ -69,6 +71,18 @@ def test_documented_cjk_splits_stay() -> None:
         "「本当ですか？」と彼は聞いた。", "はい。"]
     assert split_sentences("他说：「好。」然后走了。Paris is big. It is old.") == [
         "他说：「好。」", "然后走了。", "Paris is big.", "It is old."]
+
+
+def test_cjk_share_counts_as_the_one_character_matches_did() -> None:
+    """Detection counts by removing the other characters, not by a list of matches."""
+    cjk = regex.compile(r"[\p{Han}\p{Hiragana}\p{Katakana}]")
+    letters = regex.compile(r"[\p{L}\p{N}]")
+    rng = random.Random(7)
+    pool = PIECES + ["한국어", "々", "ー", "٣", "Ⅻ", "½", "é", "\u0301", "ｶﾀｶﾅ", "𠀋", "\U0001f600"]
+    for _ in range(2000):
+        text = "".join(rng.choice(pool) for _ in range(rng.randint(0, 30)))
+        n = len(letters.findall(text))
+        assert cjk_share(text) == (len(cjk.findall(text)) / n if n else 0.0), text
 
 
 def _best(fn, repeats: int = 3) -> float:
