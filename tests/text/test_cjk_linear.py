@@ -98,6 +98,7 @@ SENTENCES = {
     "zh": "北京是中国的首都，也是一座历史悠久的城市[1]。",
     "ja": "東京は日本の首都であり、「大きな都市です」と言われる[2]。",
     "zh-quoted": "他说：「这是真的吗？」然后走了[3]。",
+    "zh-marks-after": "北京是中国的首都。[1][2]",  # no place to cut: one Punkt call
     "mixed": "巴黎是法国的首都[1]。Paris is big [2]. ",
     "en": "Paris is the capital of France and a large city [1]. ",
 }
