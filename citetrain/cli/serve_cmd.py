@@ -24,7 +24,10 @@ LIMITS = (("--max-body-bytes", "max_body_bytes", int, "413 above this many bytes
           ("--header-timeout", "header_timeout_s", float, "seconds to send a request's head "
            "(408 and closed after)"),
           ("--body-timeout", "body_timeout_s", float, "seconds to send a request's body (408 "
-           "after)"),
+           "after; head and body together get --header-timeout + --body-timeout, however "
+           "slowly they trickle)"),
+          ("--send-timeout", "send_timeout_s", float, "seconds a client may leave its reply "
+           "unread (the server's send buffer full) before its connection is dropped"),
           ("--keep-alive", "keep_alive_s", float, "seconds an idle connection stays open"),
           ("--max-connections", "max_connections", int, "open connections (503 with Retry-After "
            "above)"),
@@ -51,7 +54,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--port", type=int, default=d["port"].default)
     p.add_argument("--workers", type=int, default=1, help="worker processes, each with the judge loaded once")
     p.add_argument("--token-file", metavar="PATH", help="read the bearer token asked of every "
-                   f"/score request from PATH (or set ${ENV_TOKEN}); whitespace around it is dropped")
+                   f"/score request from PATH (or set ${ENV_TOKEN}): exactly one non-empty "
+                   "line, whitespace around it dropped")
     p.add_argument("--token", help="the bearer token itself (visible to every user in `ps`: prefer "
                    f"--token-file or ${ENV_TOKEN})")
     p.add_argument("--allow-host", dest="allow_hosts", action="append", default=[], metavar="NAME",

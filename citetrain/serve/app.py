@@ -1,27 +1,33 @@
 """The judge's HTTP app (FastAPI, served by uvicorn): ``POST /score`` and ``GET /health``.
 
-The judge is loaded once per worker, when the worker starts (``lifespan``). Every route checks the
-Host header (421, :mod:`citetrain.serve.guards`). ``/score`` checks the bearer token (401), the
-content type (415), reads the body under a size cap (413) and a deadline (408), reads it
-(:mod:`citetrain.serve.bodies`: 400 / 422) and bounds its work (:mod:`citetrain.serve.work`: 422)
-in a thread, hands the items to the fair batcher (:mod:`citetrain.serve.batcher`; 503 with
-``Retry-After`` when its queue is full) and waits at most ``timeout_s`` (504; the request's
-batches not yet started are dropped). Every refusal, unknown paths and methods included, is
-``{"error": "<one line>"}``; an error inside the judge is a 500 with one line, and the server goes
-on. ``/health`` says only ``{"status": "ok"}``, more with the token, and 503 while shutting down.
+The judge is loaded once per worker, when the worker starts (``lifespan``). Every request, unknown
+paths included, has its Host header checked before routing (421, :mod:`citetrain.serve.guards`).
+``/score`` checks the bearer token (401), the content type (415), reads the body under a size cap
+(413) and a deadline (408), reads it (:mod:`citetrain.serve.bodies`: 400 / 422) and bounds its work
+(:mod:`citetrain.serve.work`: 422) in a thread, hands the items to the fair batcher
+(:mod:`citetrain.serve.batcher`; 503 with ``Retry-After`` when its queue is full) and waits at most
+``timeout_s`` (504; the request's batches not yet started are dropped). Every refusal, unknown
+paths and methods included, is ``{"error": "<one line>"}``; an error inside the judge is a 500 that
+says ``internal error`` and nothing more (the log has the detail and its traceback), and the server
+goes on. ``/health`` says only ``{"status": "ok"}``, more with the token, and 503 while shutting
+down or once the batcher has died; a dead batcher also asks the server to stop
+(``app.state.stop_server``), which then exits non-zero.
 """
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import re
+import signal
+import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
 
-from fastapi import Depends, FastAPI, Request
+from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.concurrency import run_in_threadpool
@@ -34,9 +40,9 @@ from citetrain.serve.config import ServeConfig
 from citetrain.serve.guards import (
     CLOSE,
     RETRY_AFTER_S,
+    HostGuard,
     allowed_hosts,
     check_content_type,
-    check_host,
     check_token,
     read_body,
     token_matches,
@@ -46,6 +52,9 @@ from citetrain.serve.work import check_work
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
 SHUTTING_DOWN = "the server is shutting down; retry later"
+BATCHER_DEAD = "the judge's batcher stopped; the server is exiting"
+INTERNAL_ERROR = "internal error"
+logger = logging.getLogger("uvicorn.error")  # uvicorn's log: the server's own faults go there
 
 
 def load_judge(config: ServeConfig) -> Any:
@@ -73,7 +82,17 @@ def one_line(text: str, limit: int = 300) -> str:
 
 
 def refusal(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+    """``{"error": "<one line>"}``; a 500 says only ``internal error``, and ``message`` (with the
+    traceback of the exception being handled, if any) goes to the log."""
+    if status == 500:
+        logger.error("%s", message, exc_info=sys.exc_info()[0] is not None)
+        return internal_error()
     return JSONResponse({"error": one_line(message)}, status_code=status, headers=headers)
+
+
+def internal_error() -> JSONResponse:
+    """The 500 a client sees: nothing of the fault (the log has it)."""
+    return JSONResponse({"error": INTERNAL_ERROR}, status_code=500)
 
 
 def parse_request(body: bytes, config: ServeConfig, judge: Any) -> tuple[str, list[Any], list[int]]:
@@ -98,23 +117,22 @@ def create_app(config: ServeConfig, judge: Any = None) -> FastAPI:
                           max_batch=config.max_batch, wait_s=config.wait_ms / 1000,
                           executor=executor, max_queue=config.max_queue,
                           max_cost=config.max_batch_calls)
-        batcher.start()
         app.state.judge, app.state.batcher, app.state.started = loaded, batcher, time.time()
+        batcher.start(on_dead=partial(_batcher_died, app))
         yield {"guard": config, "drain": batcher.drain}  # read by citetrain.serve.protocol
         await batcher.stop()
         executor.shutdown(wait=False, cancel_futures=True)
 
-    async def host_guard(request: Request) -> None:
-        check_host(request.headers.get("host"), hosts)
-
     app = FastAPI(title="citetrain judge", lifespan=lifespan, docs_url=None, redoc_url=None,
-                  openapi_url=None, redirect_slashes=False,
-                  dependencies=[Depends(host_guard)])
+                  openapi_url=None, redirect_slashes=False)
+    app.add_middleware(HostGuard, hosts=hosts)  # before routing: unknown paths too
     _add_handlers(app)
 
     @app.get("/health", **HEALTH_ROUTE)
     async def health(request: Request) -> Any:
         state = request.app.state
+        if state.batcher.dead:
+            return refusal(503, BATCHER_DEAD, CLOSE)
         if state.batcher.draining:
             return refusal(503, SHUTTING_DOWN, CLOSE)
         if not token_matches(request.headers.get("authorization"), config.token):
@@ -176,10 +194,25 @@ def _add_handlers(app: FastAPI) -> None:
         return refusal(422, f"invalid request: {exc.errors()[0].get('msg', '')}")
 
     @app.exception_handler(Exception)
-    async def fault(request: Request, exc: Exception) -> JSONResponse:  # a bug here: logged too
-        return refusal(500, f"internal error: {type(exc).__name__}: {exc}")
+    async def fault(request: Request, exc: Exception) -> JSONResponse:
+        return internal_error()  # Starlette raises it again after: uvicorn logs its traceback
+
+
+def _batcher_died(app: FastAPI, exc: BaseException | None) -> None:
+    """The batcher's loop ended outside a shutdown: said in the log, ``/health`` turns 503 and
+    the server is asked to stop (``app.state.stop_server``, set by whoever runs the server)."""
+    why = f"{type(exc).__name__}: {exc}" if exc is not None else "its loop returned"
+    logger.error("the judge's batcher stopped (%s); nothing can be scored, the server exits", why,
+                 exc_info=exc)
+    stop = getattr(app.state, "stop_server", None)
+    if stop is not None:
+        stop()
 
 
 def app_from_env() -> FastAPI:
-    """uvicorn's factory for each worker process: the config from ``CITETRAIN_SERVE_CONFIG``."""
-    return create_app(ServeConfig.from_env())
+    """uvicorn's factory for each worker process: the config from ``CITETRAIN_SERVE_CONFIG`` (the
+    token from the file it names). A worker whose batcher dies stops as on SIGTERM and exits by
+    it (uvicorn raises the signal again once stopped), so uvicorn starts another in its place."""
+    app = create_app(ServeConfig.from_env())
+    app.state.stop_server = lambda: signal.raise_signal(signal.SIGTERM)
+    return app

@@ -2,7 +2,10 @@
 
 The command line builds a :class:`ServeConfig`; with several workers, uvicorn starts each worker
 process on the import string :func:`citetrain.serve.app.app_from_env`, which reads the same
-config back from :data:`ENV_CONFIG` (a JSON object), so every worker loads the judge once.
+config back from :data:`ENV_CONFIG` (a JSON object without the token), so every worker loads the
+judge once. The token never goes through the environment: the workers read it from the file named
+by :data:`ENV_TOKEN_FILE`, which only the user can read (:func:`citetrain.serve.run.serve` writes
+it in a private folder and removes it at exit).
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 ENV_CONFIG = "CITETRAIN_SERVE_CONFIG"
 ENV_TOKEN = "CITETRAIN_SERVE_TOKEN"
+ENV_TOKEN_FILE = "CITETRAIN_SERVE_TOKEN_FILE"  # the workers' token: a path, never the token
 
 
 class ServeConfig(BaseModel):
@@ -32,7 +36,7 @@ class ServeConfig(BaseModel):
     """Worker processes, each with the judge loaded once."""
     token: str | None = None
     """Bearer token every /score request must carry (null: none asked for); surrounding
-    whitespace is dropped, a blank token is an error."""
+    whitespace is dropped, a blank token or one of several lines is an error."""
     allow_hosts: list[str] = Field(default_factory=list)
     """Host header names accepted besides the bound address, localhost, 127.0.0.1 and [::1]
     ("*": any; the check guards against DNS rebinding)."""
@@ -66,6 +70,9 @@ class ServeConfig(BaseModel):
     """Seconds a connection has to send a request's head; after them, 408 and closed."""
     body_timeout_s: float = Field(30.0, gt=0)
     """Seconds a request has to send its body; after them, 408 and closed."""
+    send_timeout_s: float = Field(30.0, gt=0)
+    """Seconds a client may leave its reply unread (the server's send buffer full); after them,
+    the connection is dropped."""
     keep_alive_s: float = Field(5.0, gt=0)
     """Seconds an idle kept-alive connection stays open."""
     max_connections: int = Field(100, ge=1)
@@ -98,6 +105,8 @@ class ServeConfig(BaseModel):
             value = value.strip()
             if not value:
                 raise ValueError("a blank token would let anyone in; give a token or none")
+            if "\n" in value or "\r" in value:
+                raise ValueError("the token is one line; this one has several")
         return value
 
     @model_validator(mode="after")
@@ -117,11 +126,19 @@ class ServeConfig(BaseModel):
         return {k: v for k, v in opts.items() if v is not None}
 
     def to_env(self) -> str:
-        return self.model_dump_json()
+        """The config for the workers' environment: everything but the token."""
+        return self.model_dump_json(exclude={"token"})
 
     @classmethod
     def from_env(cls) -> ServeConfig:
+        """The config of :meth:`to_env`, with the token read from the file named by
+        :data:`ENV_TOKEN_FILE` (if set)."""
         raw = os.environ.get(ENV_CONFIG)
         if not raw:
             raise RuntimeError(f"{ENV_CONFIG} is not set: start the server with `citetrain serve`")
-        return cls.model_validate(json.loads(raw))
+        data = json.loads(raw)
+        path = os.environ.get(ENV_TOKEN_FILE)
+        if path:
+            with open(path, encoding="utf-8") as f:
+                data["token"] = f.read()
+        return cls.model_validate(data)

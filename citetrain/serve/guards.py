@@ -1,10 +1,12 @@
 """The checks a request passes before its body is read: the Host header, the bearer token and the
 content type, then the body itself read under a size cap and a deadline.
 
-Each refusal is a :class:`~citetrain.serve.bodies.RequestError`. The Host check keeps a web page
-from reaching the server through DNS rebinding (its requests would name the attacker's host); the
-content-type check keeps a page from posting without the browser's CORS preflight (only
-``application/json`` needs one).
+Each refusal is a :class:`~citetrain.serve.bodies.RequestError`. The Host check
+(:class:`HostGuard`, before routing, so unknown paths too) keeps a web page from reaching the
+server through DNS rebinding (its requests would name the attacker's host); the content-type check
+keeps a page from posting without the browser's CORS preflight (only ``application/json`` needs
+one). Every one of these refusals closes the connection (:mod:`citetrain.serve.protocol` adds
+``Connection: close`` to a refusal made before the body is read).
 """
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ import hmac
 from typing import Any
 
 from starlette.requests import ClientDisconnect
+from starlette.responses import JSONResponse
 
 from citetrain.serve.bodies import RequestError
 from citetrain.serve.config import ServeConfig
@@ -49,6 +52,24 @@ def check_host(header: str | None, allowed: frozenset[str] | None) -> None:
     if name not in allowed:
         raise RequestError(421, f"Host {header[:60]!r} is not this server's; use localhost or "
                                 "the address it listens on (--allow-host NAME)")
+
+
+class HostGuard:
+    """ASGI middleware: the Host check on every HTTP request before it is routed (421, closed)."""
+
+    def __init__(self, app: Any, hosts: frozenset[str] | None) -> None:
+        self.app, self.hosts = app, hosts
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http":
+            header = next((v.decode("latin-1") for k, v in scope["headers"] if k == b"host"), None)
+            try:
+                check_host(header, self.hosts)
+            except RequestError as exc:
+                answer = JSONResponse({"error": exc.message}, status_code=exc.status, headers=CLOSE)
+                await answer(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
 
 
 def check_token(header: str | None, token: str | None) -> None:
