@@ -14,8 +14,11 @@ LIMITS = (("--max-body-bytes", "max_body_bytes", int, "413 above this many bytes
           ("--max-nli-calls", "max_nli_calls", int, "NLI calls per request: the pairs, or an "
            "upper bound for records, counted before any call (422 above)"),
           ("--max-batch", "max_batch", int, "records or pairs scored in one batch, across clients"),
-          ("--max-batch-calls", "max_batch_calls", int, "NLI calls in one batch, by the records' "
-           "upper bounds (a costlier record is a batch alone)"),
+          ("--max-work", "max_work", int, "characters the judge may read per request, "
+           "estimated before any NLI call: premises, hypotheses, passages and the text split "
+           "(422 above)"),
+          ("--batch-work", "batch_work", int, "estimated work (characters) in one batch, across "
+           "clients: records are cut into chunks of statements within it"),
           ("--wait-ms", "wait_ms", float, "how long a request waits for others to batch with"),
           ("--max-queue", "max_queue", int, "records and pairs waiting across requests (503 "
            "with Retry-After above)"),

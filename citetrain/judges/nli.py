@@ -12,9 +12,13 @@ from __future__ import annotations
 from typing import Sequence
 
 from citetrain.judges.base import JudgeResult, timed
-from citetrain.metrics.citeeval import Scenario, citeeval
+from typing import Any
+
+from citetrain.metrics.citeeval import Scenario, citeeval, record_entry, silver_row
 from citetrain.analysis.editdist import PUBLISHED_WEIGHTS, Weights
-from citetrain.analysis.support import QUERY_RECALL, RESPONSE_RECALL, Subsets
+from citetrain.analysis.support import (
+    QUERY_RECALL, RESPONSE_RECALL, StatementAnalysis, Subsets, analyse,
+)
 from citetrain.nli.base import Pair
 from citetrain.nli.engine import NLIEngine
 from citetrain.records import Record
@@ -59,6 +63,20 @@ class NLIJudge:
             records, self.engine, scenario=self.scenario, weights=self.weights,
             max_subset_size=self.max_subset_size, union_first=self.union_first, subsets=self.subsets,
             query_recall=self.query_recall, response_recall=self.response_recall))
+
+    def rate_statements(self, stmts: Sequence[StatementAnalysis]) -> list[dict[str, Any]]:
+        """The rows :meth:`score` gives these statements (of any records, analysed together: a
+        statement's analysis reads only its own record), for a caller that splits records into
+        groups of statements (the server: batches of bounded work)."""
+        analyse(stmts, self.engine, max_size=self.max_subset_size, search_all=False,
+                weights=self.weights, union_first=self.union_first,
+                query_recall=self.query_recall, response_recall=self.response_recall,
+                subsets=self.subsets)
+        return [silver_row(s) for s in stmts]
+
+    def record_scores(self, rid: str, rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
+        """A response's scores from its statements' rows, as :meth:`score` reports them."""
+        return record_entry(rid, rows, self.scenario)
 
     def support(self, pairs: Sequence[Pair]) -> list[float]:
         """P(support) of each (premise, hypothesis): the engine's own score."""

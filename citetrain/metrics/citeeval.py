@@ -55,17 +55,20 @@ SCENARIOS = ("full", "cited")
 
 def _aggregate(by_record: list[tuple[str, list[dict[str, Any]]]], scenario: Scenario):
     """Per-record means over applicable statements and the dataset scores (× 100)."""
-    wanted = SCENARIOS if scenario == "both" else (scenario,)
-    per_record = []
-    for rid, mine in by_record:
-        entry: dict[str, Any] = {"id": rid, "n_statements": len(mine)}
-        for sc in wanted:
-            vals = [r[sc] for r in mine if r[sc] is not None]
-            entry[f"citeeval_{sc}"] = mean(vals) if vals else None
-            entry[f"n_applicable_{sc}"] = len(vals)
-        per_record.append(entry)
+    per_record = [record_entry(rid, mine, scenario) for rid, mine in by_record]
     scores, counts = citeeval_scores(per_record, scenario)
     return scores, per_record, counts
+
+
+def record_entry(rid: str, rows: Sequence[dict[str, Any]], scenario: Scenario) -> dict[str, Any]:
+    """One response's scores from its statements' rows (:func:`silver_row`): per scenario the
+    mean over its applicable statements (None without one) and how many there are."""
+    entry: dict[str, Any] = {"id": rid, "n_statements": len(rows)}
+    for sc in SCENARIOS if scenario == "both" else (scenario,):
+        vals = [r[sc] for r in rows if r[sc] is not None]
+        entry[f"citeeval_{sc}"] = mean(vals) if vals else None
+        entry[f"n_applicable_{sc}"] = len(vals)
+    return entry
 
 
 def citeeval_scores(per_record: Sequence[dict[str, Any]], scenario: Scenario
@@ -95,7 +98,7 @@ def _scenario_values(context: str | None, cited: bool, rating: float | None) -> 
             "cited": rating if retrieval and cited else None}
 
 
-def _silver_row(s: StatementAnalysis) -> dict[str, Any]:
+def silver_row(s: StatementAnalysis) -> dict[str, Any]:
     """A statement's context, edits and rating once :func:`analyse` is done, as a row."""
     return {
         "id": s.rid, "statement": s.index, "text": s.text, "citations": list(s.cites),
@@ -159,7 +162,7 @@ def citeeval(
     analyse(flat, engine, max_size=max_subset_size, search_all=False, weights=weights,
             union_first=union_first, query_recall=query_recall,
             response_recall=response_recall, subsets=subsets)
-    by_record = [(rid, [_silver_row(s) for s in sts]) for rid, sts in per_doc if sts]
+    by_record = [(rid, [silver_row(s) for s in sts]) for rid, sts in per_doc if sts]
     rows = [row for _, mine in by_record for row in mine]
     scores, per_record, counts = _aggregate(by_record, scenario)
     info = {

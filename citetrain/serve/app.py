@@ -27,10 +27,11 @@ from contextlib import asynccontextmanager
 from functools import partial
 from typing import Any
 
+import anyio
+import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 
 from citetrain.serve.api import HEALTH_ROUTE, SCORE_ROUTE
@@ -47,13 +48,14 @@ from citetrain.serve.guards import (
     read_body,
     token_matches,
 )
-from citetrain.serve.scoring import score_pairs, score_records, warm_up
-from citetrain.serve.work import check_work
+from citetrain.serve.scoring import assemble, score_chunks, score_pairs, score_records, warm_up
+from citetrain.serve.work import Plan, pair_costs, plan_records
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
 SHUTTING_DOWN = "the server is shutting down; retry later"
 BATCHER_DEAD = "the judge's batcher stopped; the server is exiting"
 INTERNAL_ERROR = "internal error"
+PARSES = 2  # request bodies parsed at once (each in a thread of its own)
 logger = logging.getLogger("uvicorn.error")  # uvicorn's log: the server's own faults go there
 
 
@@ -95,13 +97,23 @@ def internal_error() -> JSONResponse:
     return JSONResponse({"error": INTERNAL_ERROR}, status_code=500)
 
 
-def parse_request(body: bytes, config: ServeConfig, judge: Any) -> tuple[str, list[Any], list[int]]:
-    """The body's items and their costs, refused (400 / 422) before any NLI call when they
-    cannot be scored."""
+def parse_request(body: bytes, config: ServeConfig, judge: Any,
+                  deadline: float | None = None) -> tuple[str, Plan]:
+    """The body's items and their work, refused (400 / 422) before any NLI call when they
+    cannot be scored, or 504 once ``deadline`` (``time.monotonic()``) has passed."""
     kind, items = parse_body(body, config)
-    if kind == "pairs" and getattr(judge, "engine", None) is None:
-        raise RequestError(422, f"judge {judge.name} rates records, not bare pairs")
-    return kind, items, check_work(kind, items, config, judge)
+    if kind == "pairs":
+        if getattr(judge, "engine", None) is None:
+            raise RequestError(422, f"judge {judge.name} rates records, not bare pairs")
+        return kind, Plan([], items, pair_costs(items, config))
+    return kind, plan_records(items, config, judge, deadline)
+
+
+def record_lane(judge: Any):
+    """What a batch of the records lane runs: chunks of statements for an NLI judge (batches
+    of bounded work), whole records for any other."""
+    return partial(score_chunks if getattr(judge, "engine", None) is not None else score_records,
+                   judge)
 
 
 def create_app(config: ServeConfig, judge: Any = None) -> FastAPI:
@@ -112,11 +124,13 @@ def create_app(config: ServeConfig, judge: Any = None) -> FastAPI:
     async def lifespan(app: FastAPI):
         loaded = judge if judge is not None else await asyncio.to_thread(load_judge, config)
         executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="judge")
-        batcher = Batcher({"records": partial(score_records, loaded),
-                           "pairs": partial(score_pairs, loaded)},
+        batcher = Batcher({"records": record_lane(loaded), "pairs": partial(score_pairs, loaded)},
                           max_batch=config.max_batch, wait_s=config.wait_ms / 1000,
                           executor=executor, max_queue=config.max_queue,
-                          max_cost=config.max_batch_calls)
+                          max_cost=config.batch_work)
+        # parses run beside the judge's thread, a few at a time: many large bodies at once
+        # cannot starve the event loop or the judge
+        app.state.parsing = anyio.CapacityLimiter(PARSES)
         app.state.judge, app.state.batcher, app.state.started = loaded, batcher, time.time()
         batcher.start(on_dead=partial(_batcher_died, app))
         yield {"guard": config, "drain": batcher.drain}  # read by citetrain.serve.protocol
@@ -143,28 +157,61 @@ def create_app(config: ServeConfig, judge: Any = None) -> FastAPI:
 
     @app.post("/score", **SCORE_ROUTE)
     async def score(request: Request) -> JSONResponse:
+        deadline = time.monotonic() + config.timeout_s  # parsing and scoring both count
         check_token(request.headers.get("authorization"), config.token)
         check_content_type(request.headers.get("content-type"))
         body = await read_body(request, config.max_body_bytes, config.body_timeout_s)
         state = request.app.state
-        kind, items, costs = await run_in_threadpool(parse_request, body, config, state.judge)
-        return await _scored(state, kind, items, costs, config.timeout_s)
+        parse = partial(parse_request, body, config, state.judge, deadline)
+        return await _until(request, _answer(state, parse), deadline, config.timeout_s)
 
     return app
 
 
-async def _scored(state: Any, kind: str, items: list[Any], costs: list[int],
-                  timeout_s: float) -> JSONResponse:
-    """The batcher's answer for ``items`` as a response (or the refusal that replaces it)."""
+async def _until(request: Request, work: Any, deadline: float, timeout_s: float) -> JSONResponse:
+    """``work``'s response, unless the deadline passes first (504) or the client goes away:
+    either way the work is cancelled, so its chunks not yet in a batch are dropped."""
+    task = asyncio.ensure_future(work)
+    gone = asyncio.ensure_future(_disconnected(request))
+    try:
+        done, _ = await asyncio.wait({task, gone}, timeout=max(0.0, deadline - time.monotonic()),
+                                     return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+        if not task.done():
+            task.cancel()
+    if task in done:
+        return task.result()
+    if gone in done:  # nobody reads the answer; the log says why the work stopped
+        logger.info("a client went away before its answer; its work is dropped")
+        return refusal(400, "the client closed the connection before its answer", CLOSE)
+    return refusal(504, f"not scored within {timeout_s:g} s (--timeout)")
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns once the client has closed the connection (its body already read)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _answer(state: Any, parse: Any) -> JSONResponse:
+    """Parse (in a thread, under the request's deadline), then score."""
+    kind, plan = await anyio.to_thread.run_sync(parse, limiter=state.parsing)
+    return await _scored(state, kind, plan)
+
+
+async def _scored(state: Any, kind: str, plan: Plan) -> JSONResponse:
+    """The batcher's answer for the plan's items as a response (or the refusal that replaces
+    it)."""
     batcher: Batcher = state.batcher
     try:
-        results = await asyncio.wait_for(batcher.submit(kind, items, costs), timeout_s)
+        results = await batcher.submit(kind, plan.items, plan.costs)
+        if kind == "records" and getattr(state.judge, "engine", None) is not None:
+            results = assemble(state.judge, plan.records, plan.items, results)
     except Overloaded as exc:
         return refusal(503, f"overloaded: {exc}; retry later", {"Retry-After": str(RETRY_AFTER_S)})
     except Draining:
         return refusal(503, SHUTTING_DOWN, CLOSE)
-    except (asyncio.TimeoutError, TimeoutError):
-        return refusal(504, f"not scored within {timeout_s:g} s (--timeout)")
     except asyncio.CancelledError:
         if batcher.draining:  # the grace period ran out: answered, not logged as a fault
             return refusal(503, SHUTTING_DOWN, CLOSE)

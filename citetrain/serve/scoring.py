@@ -1,8 +1,11 @@
 """What a batch of a server's requests is scored with: the judge's own computations.
 
-Records go through ``judge.score`` (the same call as ``citetrain judge`` and the Python API), under
-ids private to the batch so that equal ids of different clients never mix, and come back per
-record: CiteEval's response scores and its statements' rows, under the client's id. Pairs go
+Records of an NLI judge come as chunks of their statements (:mod:`citetrain.serve.work`): a
+batch rates them with the judge's own analysis (:meth:`NLIJudge.rate_statements`, what
+``judge.score`` runs), and once all of a record's chunks are back, :func:`assemble` gives its
+CiteEval scores and statements' rows, under the client's id: the same numbers as
+``citetrain judge``. Records of other judges go through ``judge.score`` whole, under ids private
+to the batch so that equal ids of different clients never mix. Pairs go
 through the judge's NLI engine (``classifier:`` models read with their saved preprocessing).
 After each batch the engine forgets its in-memory answers (:meth:`NLIEngine.forget`): a server
 that runs for weeks keeps a bounded memory, and every request is scored, not remembered.
@@ -38,6 +41,39 @@ def score_records(judge: Any, records: Sequence[Record]) -> list[dict[str, Any]]
         out.append({"id": record.id, "citeeval_full": scores.pop("citeeval_full", None),
                     "citeeval_cited": scores.pop("citeeval_cited", None), **scores,
                     "statements": [{**row, "id": record.id} for row in rows.get(key, [])]})
+    return out
+
+
+def score_chunks(judge: Any, chunks: Sequence[Any]) -> list[list[dict[str, Any]]]:
+    """The rows of each chunk's statements (chunks of any records, rated together)."""
+    flat = [s for chunk in chunks for s in chunk.statements]
+    try:
+        rows = judge.rate_statements(flat)
+    finally:
+        _forget(judge)
+    out, start = [], 0
+    for chunk in chunks:
+        out.append(rows[start:start + len(chunk.statements)])
+        start += len(chunk.statements)
+    return out
+
+
+def assemble(judge: Any, records: Sequence[Record], chunks: Sequence[Any],
+             rows: Sequence[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One dict per record, as :func:`score_records` gives it, from its chunks' rows."""
+    mine: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for chunk, got in zip(chunks, rows):
+        mine[chunk.record].extend(got)
+    out = []
+    for k, record in enumerate(records):
+        if k not in mine:  # no statement: CiteEval leaves the record out
+            out.append({"id": record.id, "citeeval_full": None, "citeeval_cited": None,
+                        "statements": []})
+            continue
+        scores = {n: v for n, v in judge.record_scores(record.id, mine[k]).items() if n != "id"}
+        out.append({"id": record.id, "citeeval_full": scores.pop("citeeval_full", None),
+                    "citeeval_cited": scores.pop("citeeval_cited", None), **scores,
+                    "statements": [{**row, "id": record.id} for row in mine[k]]})
     return out
 
 

@@ -1,30 +1,48 @@
-"""What a request will cost the judge, bounded before any NLI call is made.
+"""What a request will cost the judge, counted in what the judge reads, before any NLI call.
 
-Three limits of :class:`~citetrain.serve.config.ServeConfig`, each refused with a 422 naming it:
+Every limit of :class:`~citetrain.serve.config.ServeConfig` here is refused with a 422 naming its
+flag, and each is checked in one pass over the text:
 
-* ``max_marks``: citation ids in the responses' marks (``[1]``, ``[1, 2]``), counted by one
-  regular-expression pass; an id longer than :data:`MAX_ID_DIGITS` digits is refused too;
-* ``max_statements``: the responses' sentences, split as the judge splits them; a response is
-  split only when its sentence ends (``.``, ``!``, ``?``: Punkt breaks nowhere else) leave it
-  within twice the limit, so a body of a million full stops costs one pass, not a split;
+* ``max_marks``: citation ids in the responses' marks (``[1]``, ``[1, 2]``); an id longer than
+  :data:`MAX_ID_DIGITS` digits is refused too;
+* ``max_statements``: the responses' sentences. Before any split, :func:`sentence_bound` counts
+  the sentence ends of every script the splitter knows (``。！？`` too): a request whose bound
+  passes twice the limit is refused unsplit; the others are split (linear) and counted;
 * ``max_nli_calls``: the pairs sent, or for records an upper bound on the NLI judge's calls
-  (:func:`calls_per_statement` for each statement of a record with its passages).
+  (:func:`calls_per_statement` for each statement with its record's passages);
+* ``max_work``: the **characters the judge will read** (:class:`WorkModel`): every premise and
+  hypothesis of every call it may make (subset premises and CiteEval contexts included), the
+  passages and the text it splits. A judge that reads premises from their parts (the lexical
+  one, :mod:`citetrain.text.joined`) reads each passage and statement once and each hypothesis
+  per call; any other reads each premise whole, bounded here from the passages' lengths.
+  Each NLI call also counts :data:`CALL_CHARS`, its bookkeeping in characters' worth.
+
+A record of an NLI judge is then cut into **chunks** of its statements whose estimated work is at
+most ``batch_work`` (a statement above it is a chunk alone): the batcher's items, so that a batch
+lasts about as long as any other whatever the records' sizes (:mod:`citetrain.serve.batcher`).
+Parsing runs under the request's deadline: past it, the parse stops at the next record (504).
 """
 from __future__ import annotations
 
 import re
+import time
+from dataclasses import dataclass
 from math import comb
 from typing import Any, Sequence
 
 from citetrain.analysis.subsets import auto_pool
+from citetrain.analysis.support import StatementAnalysis, analyses_of
 from citetrain.records import Record
 from citetrain.serve.bodies import RequestError
 from citetrain.serve.config import ServeConfig
 from citetrain.text.bounds import sentence_bound as _text_sentence_bound
 from citetrain.text.marks import MARK
-from citetrain.text.splitter import split_sentences
 
 MAX_ID_DIGITS = 18
+# one NLI call's bookkeeping (engine, subset search, result) in characters' worth of reading:
+# about 40 us a call against 1.5 us a character of unseen words (tokens and stems), nli:lexical
+# on 2 cores (`python bench/serve_judge.py --calibrate`, docs/guides/judge.md)
+CALL_CHARS = 32
 _DIGITS = re.compile(r"\d+")
 
 
@@ -56,46 +74,160 @@ def sentence_bound(text: str) -> int:
     return _text_sentence_bound(text)
 
 
-def statement_counts(records: Sequence[Record], limit: int) -> list[int]:
-    """The statements of each record's response, as the judge splits it; a 422 when there are
-    more than ``limit`` in all (from the sentence ends alone when they exceed it twice)."""
-    texts = [r.output.strip() for r in records]
-    bound = sum(sentence_bound(t) for t in texts if t)
+def check_marks(records: Sequence[Record], config: ServeConfig) -> None:
+    """A 422 when the responses' marks hold more ids than ``max_marks``, or an id too long."""
+    marks = 0
+    for record in records:
+        ids, longest = count_marks(record.output)
+        if longest > MAX_ID_DIGITS:
+            raise RequestError(422, f"record {record.id[:40]!r}: a citation mark's id has "
+                                    f"{longest} digits; at most {MAX_ID_DIGITS}")
+        marks += ids
+    if marks > config.max_marks:
+        raise RequestError(422, f"{marks} citation ids in the responses' marks; at most "
+                                f"{config.max_marks} per request (--max-marks)")
+
+
+def check_sentence_ends(records: Sequence[Record], limit: int) -> None:
+    """A 422, before any split, when the responses' sentence ends pass twice ``limit``."""
+    bound = sum(sentence_bound(t) for r in records if (t := r.output.strip()))
     if bound > 2 * limit:
         raise RequestError(422, f"{bound} sentence ends in the responses; at most {limit} "
                                 "statements per request (--max-statements)")
-    counts = [len(split_sentences(t)) if t else 0 for t in texts]
-    if sum(counts) > limit:
-        raise RequestError(422, f"{sum(counts)} statements in the responses; at most {limit} per "
-                                "request (--max-statements)")
-    return counts
 
 
-def check_work(kind: str, items: Sequence[Any], config: ServeConfig, judge: Any) -> list[int]:
-    """Each item's cost for the batcher (an upper bound on its NLI calls; 1 a pair, and 1 a
-    record for a judge without an NLI engine), or a 422 naming the limit the request exceeds."""
-    if kind == "pairs":
-        costs = [1] * len(items)
-    else:
-        marks = 0
-        for record in items:
-            ids, longest = count_marks(record.output)
-            if longest > MAX_ID_DIGITS:
-                raise RequestError(422, f"record {record.id[:40]!r}: a citation mark's id has "
-                                        f"{longest} digits; at most {MAX_ID_DIGITS}")
-            marks += ids
-        if marks > config.max_marks:
-            raise RequestError(422, f"{marks} citation ids in the responses' marks; at most "
-                                    f"{config.max_marks} per request (--max-marks)")
-        counts = statement_counts(items, config.max_statements)
-        if getattr(judge, "engine", None) is None:  # not an NLI judge: one prompt per record
-            return [1] * len(items)
-        size = int(getattr(judge, "max_subset_size", 3))
-        costs = [max(1, n * calls_per_statement(len(r.docs), size)) for r, n in zip(items, counts)]
-    calls = sum(costs)
+@dataclass(frozen=True)
+class WorkModel:
+    """The characters a judge reads for one record's statements (module docstring)."""
+
+    n_docs: int
+    passages: int  # characters of the formatted passages, all together
+    longest: int  # of the longest passage
+    max_size: int
+    reads_parts: bool
+
+    @classmethod
+    def of(cls, stmts: Sequence[StatementAnalysis], judge: Any) -> WorkModel:
+        lengths = [len(t) for t in stmts[0].passages.texts] if stmts and stmts[0].passages else []
+        return cls(len(lengths), sum(lengths), max(lengths, default=0),
+                   int(getattr(judge, "max_subset_size", 3)),
+                   bool(getattr(judge.engine.backend, "reads_parts", False)))
+
+    @property
+    def calls(self) -> int:
+        return calls_per_statement(self.n_docs, self.max_size)
+
+    def premises(self) -> int:
+        """Characters of the subset premises one statement may ask, read whole: each passage
+        alone, three unions, the pool less each doc, the pool's pairs and triples, the cited set
+        and the cited set less each citation (at most all the passages each)."""
+        p, m, n = self.passages, self.longest, self.n_docs
+        pool = min(n, auto_pool(n, self.max_size))
+        combos = sum(comb(pool, i) * min(p, i * m) for i in range(2, self.max_size + 1))
+        return p + 3 * p + pool * min(p, (pool - 1) * m) + combos + (1 + n) * p
+
+    def once(self, record: Record) -> int:
+        """What the record costs whatever its statements: the text split, the question, and
+        for a judge reading parts, each passage once."""
+        return len(record.output) + len(record.question) + (self.passages if self.reads_parts else 0)
+
+    def statement(self, s: StatementAnalysis) -> int:
+        """One statement: a call's bookkeeping per call and its hypothesis, read once by a judge
+        reading parts (its words are looked up per call) and per call by any other, which also
+        reads every premise it may be asked against whole."""
+        if self.reads_parts:
+            return len(s.text) + self.calls * CALL_CHARS
+        return (self.calls * (len(s.text) + CALL_CHARS) + self.premises() + len(s.question)
+                + len(s.earlier))
+
+
+@dataclass(eq=False)
+class Chunk:
+    """Statements of one record (``record``: its index in the request), scored in one batch."""
+
+    record: int
+    statements: list[StatementAnalysis]
+
+
+@dataclass
+class Plan:
+    """A request's records, the batcher's items for them (chunks, or the records themselves for
+    a judge without an NLI engine) and each item's work."""
+
+    records: list[Record]
+    items: list[Any]
+    costs: list[int]
+
+
+def _past(deadline: float | None) -> None:
+    if deadline is not None and time.monotonic() > deadline:
+        raise RequestError(504, "not parsed within the request's --timeout")
+
+
+def _refuse_work(work: int, calls: int, config: ServeConfig,
+                 what: str = "up to {} NLI calls for these statements and passages") -> None:
     if calls > config.max_nli_calls:
-        what = (f"{calls} pairs" if kind == "pairs"
-                else f"up to {calls} NLI calls for these statements and passages")
-        raise RequestError(422, f"{what}; at most {config.max_nli_calls} per request "
-                                "(--max-nli-calls): send fewer")
+        raise RequestError(422, f"{what.format(calls)}; at most {config.max_nli_calls} per "
+                                "request (--max-nli-calls): send fewer")
+    if work > config.max_work:
+        raise RequestError(422, f"about {work} characters for the judge to read (passages, "
+                                f"statements and every premise it may ask); at most "
+                                f"{config.max_work} per request (--max-work): send fewer or "
+                                "shorter passages or statements")
+
+
+def _chunks(k: int, stmts: list[StatementAnalysis], model: WorkModel, once: int,
+            batch_work: int) -> tuple[list[Chunk], list[int]]:
+    """The record's statements cut into chunks of at most ``batch_work`` (a costlier statement
+    alone); the record's own cost goes with its first chunk."""
+    chunks: list[Chunk] = []
+    costs: list[int] = []
+    for s in stmts:
+        cost = model.statement(s)
+        if not chunks or costs[-1] + cost > batch_work:
+            chunks.append(Chunk(k, []))
+            costs.append(once if not chunks[:-1] else 0)
+        chunks[-1].statements.append(s)
+        costs[-1] += cost
+    return chunks, costs
+
+
+def plan_records(records: Sequence[Record], config: ServeConfig, judge: Any,
+                 deadline: float | None = None) -> Plan:
+    """The records' statements split, counted and cut into chunks of bounded work; a 422 naming
+    the limit a request exceeds, or a 504 past ``deadline`` (``time.monotonic()``)."""
+    records = list(records)
+    check_marks(records, config)
+    check_sentence_ends(records, config.max_statements)
+    if getattr(judge, "engine", None) is None:  # not an NLI judge: one prompt per record
+        return Plan(records, records, [len(r.output) + len(r.question) + sum(
+            len(d.title) + len(d.text) for d in r.docs) for r in records])
+    split: list[list[StatementAnalysis]] = []
+    for record in records:  # at most twice the cap in all (check_sentence_ends), linear each
+        _past(deadline)
+        split.append(analyses_of(record) if record.output.strip() else [])
+    statements = sum(len(stmts) for stmts in split)
+    if statements > config.max_statements:
+        raise RequestError(422, f"{statements} statements in the responses; at most "
+                                f"{config.max_statements} per request (--max-statements)")
+    items: list[Any] = []
+    costs: list[int] = []
+    work = calls = 0
+    for k, (record, stmts) in enumerate(zip(records, split)):
+        if not stmts:
+            continue
+        model = WorkModel.of(stmts, judge)
+        chunks, chunk_costs = _chunks(k, stmts, model, model.once(record), config.batch_work)
+        calls += len(stmts) * model.calls
+        work += sum(chunk_costs)
+        _refuse_work(work, calls, config)
+        items += chunks
+        costs += chunk_costs
+    return Plan(records, items, costs)
+
+
+def pair_costs(pairs: Sequence[tuple[str, str]], config: ServeConfig) -> list[int]:
+    """Each pair's work (its two texts and a call's bookkeeping); a 422 past the caps."""
+    costs = [len(p) + len(h) + CALL_CHARS for p, h in pairs]
+    _refuse_work(sum(costs), len(costs), config, "{} pairs")
     return costs
