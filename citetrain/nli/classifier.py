@@ -285,8 +285,9 @@ class ClassifierNLI(HFBackend):
             del self.read_memory[key]
 
     def forget(self) -> None:
-        """Drop :attr:`read_memory` (``NLIEngine.forget``)."""
+        """Drop :attr:`read_memory` and the remembered token counts (``NLIEngine.forget``)."""
         self.read_memory.clear()
+        self.token_counts.clear()
 
     def _setup(self, model: str) -> None:
         try:

@@ -19,12 +19,12 @@ kinds: ``mean:clauses:classifier:PATH+lexical`` averages it with lexical recall.
 """
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any, Callable, Sequence
 
 from citetrain.nli.base import NLIBackend, NLIResult, Pair
 from citetrain.nli.engine import NLIEngine
 from citetrain.nli.mean import three_way
+from citetrain.text.memo import TextMemo
 from citetrain.text.segments import clause_segments
 
 READS = ("whole", "clauses")  # how a saved judge reads a statement: whole, or as ``clauses:SPEC``
@@ -78,9 +78,17 @@ class ClausesNLI:
         return out
 
 
-@lru_cache(maxsize=1 << 16)
+def _segments_of(key: tuple[str, int]) -> tuple[str, ...]:
+    return tuple(clause_segments(*key))
+
+
+# a statement's clauses, remembered per process within a byte cap (the statement and its pieces)
+_segment_memo = TextMemo(_segments_of, 16 << 20, "clauses",
+                         lambda key, out: 3 * len(key[0]) + 64 * len(out) + 200)
+
+
 def _segments(statement: str, min_words: int) -> tuple[str, ...]:
-    return tuple(clause_segments(statement, min_words))
+    return _segment_memo((statement, min_words))
 
 
 def make_clauses(arg: str, make: Callable[..., Any], **options: Any) -> ClausesNLI:

@@ -34,12 +34,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Sequence
 
 from citetrain.nli.lexical import content_words
 from citetrain.records import Record
 from citetrain.refine.baselines import cover_ids, refine_each_statement
+from citetrain.text.memo import TextMemo
 
 _TOKEN = re.compile(r"\w+(?:'\w+)*")
 
@@ -65,10 +65,13 @@ def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text.lower())
 
 
-@lru_cache(maxsize=65536)
-def stems(token: str) -> tuple[str, ...]:
-    """The lexical NLI's content-word stems of one token (empty for a stop word)."""
+def _token_stems(token: str) -> tuple[str, ...]:
     return tuple(content_words(token)[0])
+
+
+stems = TextMemo(_token_stems, 16 << 20, "token stems", lambda t, out: 3 * len(t) + 64 * len(out) + 160)
+"""The lexical NLI's content-word stems of one token (empty for a stop word), remembered within
+a byte cap."""
 
 
 def content_positions(words: Sequence[str]) -> set[int]:

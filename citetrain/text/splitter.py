@@ -44,6 +44,7 @@ from functools import lru_cache
 from typing import Callable, Iterator
 
 from citetrain.errors import CitetrainError
+from citetrain.text.memo import TextMemo
 from citetrain.text.languages import AUTO, CJK_LANGUAGES, language_of, resolve_language
 from citetrain.text.marks import MARK
 
@@ -51,6 +52,7 @@ SPLITTERS = ("punkt", "nltk", "spacy")
 DEFAULT_SPLITTER = "punkt"
 ENV_VAR = "CITETRAIN_SPLITTER"
 SPACY_CHUNK = 100_000  # characters per spaCy call: far below max_length (1e6) and its memory
+SPLIT_MEMO_BYTES = 32 << 20  # the remembered spaCy splits (texts and their sentences)
 
 _MARKS = re.compile(r"\[[\d,;\s]*\]")
 _WORD = re.compile(r"\w")
@@ -294,11 +296,15 @@ def _repair(text: str, spans: list[tuple[int, int]]) -> list[list[int]]:
     return merged
 
 
-@lru_cache(maxsize=1 << 16)
-def _spacy_split_cached(text: str, limit: int = SPACY_CHUNK) -> tuple[str, ...]:
-    """The parser's sentences, repaired; cached per process, since one response is split by
-    several stages (building, pairing, refining, each metric)."""
-    return tuple(text[a:b].strip() for a, b in _repair(text, _spacy_spans(text, limit)))
+def _spacy_split_text(text: str) -> tuple[str, ...]:
+    """The parser's sentences, repaired."""
+    return tuple(text[a:b].strip() for a, b in _repair(text, _spacy_spans(text, SPACY_CHUNK)))
+
+
+# remembered per process, since one response is split by several stages (building, pairing,
+# refining, each metric); capped in bytes (the text and its sentences, about twice the text)
+_spacy_split_cached = TextMemo(_spacy_split_text, SPLIT_MEMO_BYTES, "spaCy sentences",
+                               lambda text, out: 3 * len(text) + 64 * len(out) + 200)
 
 
 def _spacy_split(text: str) -> list[str]:
@@ -307,7 +313,7 @@ def _spacy_split(text: str) -> list[str]:
 
 def clear_cache() -> None:
     """Forget the spaCy splitter's per-process sentences (benchmarks that time splitting)."""
-    _spacy_split_cached.cache_clear()
+    _spacy_split_cached.clear()
 
 
 def splitter_name(prefer: str | None = None, language: str | None = AUTO) -> str:

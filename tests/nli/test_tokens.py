@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from citetrain.nli.tokens import TokenCounts, token_lengths
+from citetrain.nli.tokens import _ENTRY, TokenCounts, token_lengths
 from tests.nli.tiny_models import train_tokenizer
 
 CORPUS = ["The river Oder flows north into the Baltic Sea near Szczecin.",
@@ -42,19 +42,23 @@ def test_each_text_is_tokenized_once_and_the_memory_stays_bounded(monkeypatch):
         return token_lengths(tokenizer, texts)
 
     monkeypatch.setattr("citetrain.nli.tokens.token_lengths", counting)
-    counts = TokenCounts(tok, size=4)
+    entry = lambda t: _ENTRY + len(t)  # noqa: E731 - an entry's bytes: its text and its own
+    cap = sum(entry(t) for t in CORPUS[:3]) + entry("a")  # three texts and one letter fit
+    counts = TokenCounts(tok, max_bytes=cap)
     first = counts([CORPUS[0], CORPUS[1], CORPUS[0]])
     assert calls == [[CORPUS[0], CORPUS[1]]]  # distinct texts, one batched call
     assert first[0] == first[2] and first[:2] == token_lengths(tok, CORPUS[:2])
     assert counts([CORPUS[1], CORPUS[2]]) == token_lengths(tok, CORPUS[1:])
     assert calls[1] == [CORPUS[2]]  # only the new text
-    assert len(counts.seen) == 3
-    counts(["a", "b"])  # 3 + 2 > 4: the memory starts over with the new texts
-    assert set(counts.seen) == {"a", "b"}
-    assert counts([CORPUS[0]]) == token_lengths(tok, [CORPUS[0]]) and calls[-1] == [CORPUS[0]]
+    assert len(counts.seen) == 3 and counts.bytes == cap - entry("a")
+    counts(["a", "b"])  # two letters more pass the cap: the memory starts over with them
+    assert set(counts.seen) == {"a", "b"} and counts.bytes == entry("a") + entry("b")
     calls.clear()  # a remembered text beside new ones when the memory starts over: all counted
-    assert counts(["a", CORPUS[0], CORPUS[1], "c"]) == token_lengths(tok, ["a", *CORPUS[:2], "c"])
-    assert calls == [["a", CORPUS[0], CORPUS[1], "c"]] and len(counts.seen) == 4
+    big = CORPUS[0] * (cap // len(CORPUS[0]))
+    assert counts(["a", big]) == token_lengths(tok, ["a", big])
+    assert calls == [["a", big]] and big not in counts.seen  # alone over the cap: not kept
+    counts.clear()
+    assert not counts.seen and counts.bytes == 0
 
 
 def test_a_classifier_backend_asks_each_premise_once_across_calls(tmp_path, monkeypatch):
