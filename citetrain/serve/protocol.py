@@ -103,7 +103,8 @@ class GuardedH11Protocol(H11Protocol):
 
     def on_response_complete(self) -> None:
         super().on_response_complete()
-        self._track_reading()
+        if self.conn.their_state is not h11.IDLE:  # idle: the keep-alive timer's, until a byte
+            self._track_reading()  # a pipelined request taken up: its read deadline starts
         self._watch_last_bytes()
 
     def timeout_keep_alive_handler(self) -> None:
@@ -209,7 +210,6 @@ class GuardedH11Protocol(H11Protocol):
 
     def shutdown(self) -> None:
         """The server stops: let the app refuse what is queued, then close as uvicorn does."""
-        self.app_state["shutting_down"] = True
         drain = self.app_state.get("drain")
         if drain is not None:
             drain()
@@ -265,9 +265,7 @@ class GuardedH11Protocol(H11Protocol):
 
         try:
             await self._inner_app(scope, receive_tracked, send_closing)
-        except asyncio.CancelledError:
-            if not self.app_state.get("shutting_down"):
-                raise
+        except asyncio.CancelledError:  # only uvicorn's shutdown cancels a request's task
             await self._cancelled_at_shutdown(seen["started"], send)
 
     async def _cancelled_at_shutdown(self, started: bool, send: Any) -> None:

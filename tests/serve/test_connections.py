@@ -39,12 +39,12 @@ import asyncio, sys
 from citetrain.serve import app as served, batcher
 mode = sys.argv[1]
 if mode == "boom":
-    real = served.score_records
-    def score_records(judge, records):
-        if any("boom" in r.output for r in records):
+    real = served.score_pairs
+    def score_pairs(judge, pairs):
+        if any("boom" in statement for _, statement in pairs):
             raise RuntimeError("a secret detail of the fault, see https://internal.example/x")
-        return real(judge, records)
-    served.score_records = score_records
+        return real(judge, pairs)
+    served.score_pairs = score_pairs
 else:
     async def _loop(self):
         await asyncio.sleep(float(mode))
@@ -117,7 +117,8 @@ def _read_response(s: socket.socket) -> tuple[int, dict[str, str], dict]:
     head, _, body = data.partition(b"\r\n\r\n")
     lines = head.decode("latin-1").split("\r\n")
     headers = {k.strip().lower(): v.strip() for k, _, v in (x.partition(":") for x in lines[1:])}
-    while len(body) < int(headers.get("content-length", 0)):
+    assert "content-length" in headers and "json" in headers.get("content-type", ""), data
+    while len(body) < int(headers["content-length"]):
         chunk = s.recv(65536)
         assert chunk, "closed inside a body"
         body += chunk
@@ -296,7 +297,7 @@ def test_sigterm_during_a_parse_answers_json_503(tmp_path):
 def test_a_500_says_only_internal_error_and_the_log_has_the_detail(tmp_path):
     proc, url, log = _start_faulty(tmp_path, "boom")
     try:
-        r = httpx.post(f"{url}/score", json={"records": [{**RECORD, "output": "boom [1]."}]},
+        r = httpx.post(f"{url}/score", json={"pairs": [["Paris is in France.", "boom"]]},
                        timeout=30)
         assert r.status_code == 500 and r.json() == {"error": "internal error"}
         assert httpx.post(f"{url}/score", json={"records": [RECORD]}, timeout=30).status_code == 200

@@ -210,7 +210,7 @@ def test_kill_9_and_a_restart_on_the_same_port(server):
 @pytest.fixture
 def short_timeout_server(tmp_path):
     proc, url = _start(tmp_path, "--timeout", "1", "--max-batch", "2", "--wait-ms", "0",
-                       "--grace", "3", "--max-nli-calls", "100000")
+                       "--grace", "3", "--max-nli-calls", "100000", "--max-work", "1000000000")
     assert post(url, {"records": [RECORD]}).status_code == 200  # warm
     yield proc, url, tmp_path
     stop_server(proc)
