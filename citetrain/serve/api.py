@@ -125,11 +125,13 @@ _REFUSALS = {400: "body is not UTF-8 JSON this server reads (nested too deeply, 
              413: "body over --max-body-bytes", 415: "Content-Type is not application/json",
              421: "the Host header names neither this server nor an --allow-host name",
              422: "a body, record or pair that cannot be scored, or more work than --max-items, "
-                  "--max-passages, --max-statements, --max-marks or --max-nli-calls allow",
-             500: "the judge failed on this request (the server goes on)",
+                  "--max-passages, --max-statements, --max-marks, --max-nli-calls or --max-work "
+                  "allow",
+             500: "internal error: the judge failed on this request (the log has the detail; "
+                  "the server goes on)",
              503: "queue full (--max-queue) or too many connections (--max-connections), with "
                   "Retry-After; or shutting down",
-             504: "not scored within --timeout seconds (its batches not yet started are dropped)"}
+             504: "not scored within --timeout seconds (its work is dropped at the next batch)"}
 
 SCORE_ROUTE: dict[str, Any] = {
     "summary": "Score records or pairs with the judge",
@@ -142,5 +144,6 @@ HEALTH_ROUTE: dict[str, Any] = {
     "summary": "Whether the judge is loaded (no token needed; with it, more)",
     "response_model": None,
     "responses": {200: {"model": Health, "description": "the worker is up with its judge"},
-                  503: {"model": Refusal, "description": "the server is shutting down"}},
+                  503: {"model": Refusal, "description": "the server is shutting down, or its "
+                        "judge's batcher has stopped (the server then exits)"}},
 }
