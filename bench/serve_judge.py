@@ -151,6 +151,181 @@ def row(label: str, clients: int, out: dict) -> str:
     return line + (f"  {out['statuses']}" if out["errors"] else "")
 
 
+# ---- hostile load (issue 86): each mode against a fresh `citetrain serve nli:lexical` at default limits ----
+
+HOSTILE = ("long-passages", "many-statements", "cjk", "refusal-trickle", "slow-reader", "worst",
+           "timeout", "rss")
+
+
+def start_default(extra: list[str], name: str):
+    from bench._common import start_server as start
+
+    env = {**os.environ, "CITETRAIN_SERVE_TOKEN": TOKEN}
+    return start(["nli:lexical", *extra], Path(f"/tmp/citetrain-serve-hostile-{name}.log"), 120, env=env)
+
+
+def heavy_load(mode: str, url: str, stop: float, seconds: float, pid: int):
+    """The heavy load of ``mode`` (a coroutine), beside the light clients until ``stop``."""
+    import _hostile as H
+
+    seed = int(time.time())
+    if mode == "long-passages":
+        return H.heavy_posts(url, AUTH, lambda i: H.long_passages_body(seed + i), 1, stop)
+    if mode == "many-statements":
+        return H.heavy_posts(url, AUTH, lambda i: H.many_statements_body(seed + i), 1, stop)
+    if mode == "cjk":  # 1,950 Chinese / Japanese sentences (scored), 3,990 (split, 422), 20,000 (422 unsplit)
+        shapes = [(1950, False), (1950, True), (3990, False), (20000, True)]
+        return H.heavy_posts(url, AUTH, lambda i: H.cjk_body(seed + i, *shapes[i % 4]), 2, stop)
+    if mode == "worst":
+        return H.heavy_posts(url, AUTH, lambda i: H.worst_body(seed + i), 4, stop)
+    if mode == "refusal-trickle":
+        return H.trickle(url, TOKEN, 100, seconds)
+    if mode == "slow-reader":  # replies of 2,000 statements (1.1 MB), read at 1 KB/s past --send-timeout
+        body = json.dumps(H.many_statements_body(seed)).encode()
+        return H.slow_readers(url, TOKEN, body, 8, max(seconds, 45), pid)
+    raise ValueError(mode)
+
+
+def summary(got) -> str:
+    import _hostile as H
+
+    if isinstance(got, list):  # (status, seconds) of heavy posts
+        st: dict = {}
+        for s, _ in got:
+            st[s] = st.get(s, 0) + 1
+        p50, _, top = H.quantiles([t for _, t in got])
+        return f"{len(got)} requests {st}, median {p50:.2f} s, max {top:.2f} s"
+    key = "closed" if "closed" in got else "dropped"
+    ends = [t for t in got[key] if t != float("inf")]
+    out = (f"{len(ends)} of {len(got[key])} {key}"
+           + (f" after {min(ends):.1f}-{max(ends):.1f} s" if ends else ""))
+    if "statuses" in got:
+        return out + f", answers {got['statuses']}"
+    return (out + f", {min(got['read']) // 1024}-{max(got['read']) // 1024} KB read each; the "
+            f"server's open sockets every 5 s: {got['sockets']}")
+
+
+async def heavy_mode(mode: str, pid: int, url: str, seconds: float, light: int, checks: list) -> str:
+    import _hostile as H
+
+    idle = H.rss_bytes(pid)
+    base = await H.light_load(url, AUTH, light, time.perf_counter() + seconds)
+    if mode == "worst":  # first alone
+        body = H.worst_body(int(time.time()) - 1)
+        work = H.plan_work(body)
+        async with __import__("httpx").AsyncClient(timeout=300, headers=AUTH) as http:
+            status, took = await H.post(http, url, json.dumps(body).encode())
+        checks.append(f"worst request alone ({H.WORST}, {H.body_bytes(body):,} bytes, estimated work "
+                      f"{work:,} of --max-work 2,500,000): {status} in {took:.2f} s (target: within 5 s)"
+                      f"; load {H.load_average()}")
+    cpu0, rss0 = H.cpu_seconds(pid), H.rss_bytes(pid)
+    stop = time.perf_counter() + seconds
+    heavy = asyncio.ensure_future(heavy_load(mode, url, stop, seconds, pid))
+    under = await H.light_load(url, AUTH, light, stop)
+    got = await heavy
+    cpu, rss = H.cpu_seconds(pid) - cpu0, H.rss_bytes(pid)
+    b50, b99, _ = H.quantiles(base["latencies"])
+    p50, p99, top = H.quantiles(under["latencies"])
+    if mode == "worst":
+        checks.append(f"light p99 beside 4 concurrent worst-case requests: {p99:.2f} s (target: at most "
+                      f"1 s; baseline {b99:.2f} s); light answers {under['statuses']}")
+    if mode == "refusal-trickle":
+        checks.append(f"100 trickling sockets after a refusal: good requests {under['statuses']}, "
+                      f"p99 {p99:.2f} s, max {top:.2f} s (target: within --header-timeout 10 s)")
+    return (f"| {mode} | {b50:.3f} / {b99:.3f} | {p50:.3f} / {p99:.3f} (max {top:.2f}) "
+            f"{under['statuses']} | {summary(got)} | {idle / 2**20:.0f} -> {rss / 2**20:.0f} MB "
+            f"(+{(rss - idle) / 2**20:.0f}; +{(rss - rss0) / 2**20:.0f} in the load) | {cpu:.1f} | "
+            f"{H.load_average()} |")
+
+
+async def timeout_check(pid: int, url: str, checks: list) -> None:
+    """--timeout 2: four worst-case requests at once get 504; then a light request, and how long
+    the server's CPU keeps burning after the last 504; then a client that gives up after 1 s."""
+    import httpx
+
+    import _hostile as H
+
+    seed = int(time.time())
+    bodies = [json.dumps(H.worst_body(seed + i)).encode() for i in range(5)]
+    light = json.dumps(H.light_body()).encode()
+    for case in ("504", "disconnect"):
+        done = asyncio.Event()
+        watch = asyncio.ensure_future(H.cpu_watch(pid, done))
+        async with httpx.AsyncClient(timeout=60 if case == "504" else 1.0, headers=AUTH) as http:
+            if case == "504":
+                got = await asyncio.gather(*(H.post(http, url, b) for b in bodies[:4]))
+            else:
+                got = [await H.post(http, url, bodies[4])]
+            gone = time.perf_counter()
+        async with httpx.AsyncClient(timeout=60, headers=AUTH) as http:
+            status, took = await H.post(http, url, light)
+        await asyncio.sleep(4)
+        done.set()
+        busy = H.busy_until(await watch, gone)
+        what = ("4 concurrent worst-case requests, --timeout 2: " + ", ".join(f"{s} in {t:.1f} s" for s, t in got)
+                if case == "504" else f"a worst-case request whose client gives up after 1 s ({got[0][0]})")
+        checks.append(f"{what}; the next light request {status} in {took:.2f} s (target: 200 within "
+                      f"3 s); server CPU busy until {busy:.2f} s after (target: within 1 s); load "
+                      f"{H.load_average()}")
+
+
+def rss_check(pid: int, url: str, requests: int, limit_s: float, checks: list) -> None:
+    """``requests`` worst-case requests (fresh words each, two clients), the server's RSS against
+    the idle server's and the caches' byte caps."""
+    import _hostile as H
+
+    caps = sum(H.cache_caps().values())
+    idle = H.rss_bytes(pid)
+    seed, start = int(time.time()), time.perf_counter()
+    got: list = []
+    while len(got) < requests and time.perf_counter() - start < limit_s:
+        stop = time.perf_counter()  # one request per client per round
+        got += asyncio.run(H.heavy_posts(url, AUTH, lambda i: H.worst_body(seed + len(got) + i), 2, stop))
+        if len(got) % 20 == 0:
+            print(f"  rss: {len(got)} requests, {H.rss_bytes(pid) / 2**20:.0f} MB, "
+                  f"{time.perf_counter() - start:.0f} s, load {H.load_average()}", flush=True)
+    rss = H.rss_bytes(pid)
+    checks.append(f"RSS after {len(got)} worst-case requests ({summary(got)}): {rss / 2**20:.0f} MB "
+                  f"against {idle / 2**20:.0f} MB idle (+{(rss - idle) / 2**20:.0f} MB; target: within "
+                  f"the caches' caps {caps / 2**20:.0f} MB + 300 MB = +{caps / 2**20 + 300:.0f} MB); "
+                  f"load {H.load_average()}")
+
+
+def hostile(modes: list[str], seconds: float, light: int, rss_requests: int, rss_seconds: float) -> None:
+    import _hostile as H
+
+    print(f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, load {H.load_average()}; "
+          f"nli:lexical at default limits; {light} light clients, {seconds:.0f} s a phase\n")
+    print("| mode | light p50 / p99 s, alone | light p50 / p99 s, beside the mode | the mode's requests "
+          "| server RSS idle -> after | server CPU s | load |\n|---|---|---|---|---|---|---|")
+    checks: list[str] = []
+    for mode in modes:
+        proc, url = start_default(["--timeout", "2"] if mode == "timeout" else [], mode)
+        try:
+            if mode == "timeout":
+                asyncio.run(timeout_check(proc.pid, url, checks))
+            elif mode == "rss":
+                rss_check(proc.pid, url, rss_requests, rss_seconds, checks)
+            else:
+                print(asyncio.run(heavy_mode(mode, proc.pid, url, seconds, light, checks)), flush=True)
+        finally:
+            stop_server(proc, 60)
+    print("\n" + "\n".join(f"- {c}" for c in checks))
+
+
+def calibrate() -> None:
+    """CPU us per unit of estimated work on adversarial shapes, in process; the limits for 5 s
+    and 250 ms at the worst rate."""
+    import _hostile as H
+
+    print(f"nli:lexical in process, {os.cpu_count()} cores, load {H.load_average()}\n")
+    print(f"{'shape':<18}{'work':>11}{'chunks':>7}{'CPU s':>9}{'us/work':>9}")
+    rates = H.calibrate()
+    worst = max(rates.values())
+    print(f"\nworst rate {worst:.2f} us per unit of work ({max(rates, key=rates.get)}): "
+          f"--max-work {int(5e6 / worst):,} (5 s), --batch-work {int(2.5e5 / worst):,} (250 ms)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--clients", type=int, default=32)
@@ -170,7 +345,19 @@ def main() -> None:
                     "as --max-items and --max-nli-calls allow)")
     ap.add_argument("--max-body-bytes", type=int, default=1_000_000, help="the server's size cap")
     ap.add_argument("--max-nli-calls", type=int, default=250_000, help="the server's work limit")
+    ap.add_argument("--hostile", help="comma-separated heavy modes against nli:lexical at default "
+                    f"limits, or 'all': {', '.join(HOSTILE)}")
+    ap.add_argument("--light-clients", type=int, default=4, help="light clients of --hostile")
+    ap.add_argument("--rss-requests", type=int, default=200, help="worst-case requests of --hostile rss")
+    ap.add_argument("--rss-seconds", type=float, default=1800, help="at most this long for them")
+    ap.add_argument("--calibrate", action="store_true", help="CPU us per unit of estimated work, "
+                    "in process; the --max-work and --batch-work of 5 s and 250 ms")
     args = ap.parse_args()
+    if args.calibrate:
+        return calibrate()
+    if args.hostile:
+        modes = list(HOSTILE) if args.hostile == "all" else args.hostile.split(",")
+        return hostile(modes, args.seconds, args.light_clients, args.rss_requests, args.rss_seconds)
 
     records, source = load_records(args.records)
     tmp = tempfile.TemporaryDirectory(prefix="citetrain-serve-bench-")
