@@ -47,7 +47,7 @@ def _instrument_nli() -> None:
         out = predict(self, pairs)
         if log:
             with open(log, "a", encoding="utf-8") as fh:
-                fh.writelines(json.dumps(list(p)) + "\n" for p in pairs)
+                fh.writelines(json.dumps([str(p[0]), p[1]]) + "\n" for p in pairs)
                 fh.flush()
                 os.fsync(fh.fileno())
         answered[0] += 1
