@@ -315,6 +315,24 @@ def quantiles(xs: list[float]) -> tuple[float, float, float]:
     return xs[len(xs) // 2], xs[min(len(xs) - 1, int(0.99 * len(xs)))], xs[-1]
 
 
+def summary(got) -> str:
+    """One line of a mode's heavy load: its requests, trickled sockets or slow readers."""
+    if isinstance(got, list):  # (status, seconds) of heavy posts
+        st: dict = {}
+        for s, _ in got:
+            st[s] = st.get(s, 0) + 1
+        p50, _, top = quantiles([t for _, t in got])
+        return f"{len(got)} requests {st}, median {p50:.2f} s, max {top:.2f} s"
+    key = "closed" if "closed" in got else "dropped"
+    ends = [t for t in got[key] if t != float("inf")]
+    out = (f"{len(ends)} of {len(got[key])} {key}"
+           + (f" after {min(ends):.1f}-{max(ends):.1f} s" if ends else ""))
+    if "statuses" in got:
+        return out + f", answers {got['statuses']}"
+    return (out + f", {min(got['read']) // 1024}-{max(got['read']) // 1024} KB read each; the "
+            f"server's open sockets every 5 s: {got['sockets']}")
+
+
 async def post(http, url: str, body: bytes, headers: dict | None = None) -> tuple[Any, float]:
     """POST ``body`` (JSON bytes) to /score: (status or the exception's name, seconds)."""
     import httpx

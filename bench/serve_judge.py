@@ -20,6 +20,17 @@ several workers, those of the worker that answered). Figures
 only; nothing is asserted.
 Run: ``python bench/serve_judge.py [--judge nli:lexical] [--heavy] [--clients 32] [--seconds 60]
 [--workers 1,2] [--records 40]``.
+
+``--hostile MODES`` (issue 86; ``all``, or some of ``long-passages many-statements cjk
+refusal-trickle slow-reader worst timeout rss``): each mode against a fresh ``citetrain serve
+nli:lexical`` at default limits (payloads: ``bench/_hostile.py``), ``--light-clients`` light
+clients (one small record a request) for ``--seconds`` alone, then beside the mode's load; one
+table row a mode: the light p50 / p99 of both runs, the mode's requests (statuses, latencies),
+the server's RSS (``VmRSS``) and CPU seconds (``utime + stime``). ``worst`` also times the worst
+request within the caps alone; ``timeout`` (``--timeout 2``) how long the server's CPU burns
+after a 504 and after a client gives up; ``rss`` the RSS after ``--rss-requests`` worst-case
+requests against the caches' byte caps. ``--calibrate``: CPU microseconds per unit of estimated
+work on adversarial shapes, in process, and the ``--max-work`` / ``--batch-work`` of 5 s / 250 ms.
 """
 from __future__ import annotations
 
@@ -186,25 +197,6 @@ def heavy_load(mode: str, url: str, stop: float, seconds: float, pid: int):
     raise ValueError(mode)
 
 
-def summary(got) -> str:
-    import _hostile as H
-
-    if isinstance(got, list):  # (status, seconds) of heavy posts
-        st: dict = {}
-        for s, _ in got:
-            st[s] = st.get(s, 0) + 1
-        p50, _, top = H.quantiles([t for _, t in got])
-        return f"{len(got)} requests {st}, median {p50:.2f} s, max {top:.2f} s"
-    key = "closed" if "closed" in got else "dropped"
-    ends = [t for t in got[key] if t != float("inf")]
-    out = (f"{len(ends)} of {len(got[key])} {key}"
-           + (f" after {min(ends):.1f}-{max(ends):.1f} s" if ends else ""))
-    if "statuses" in got:
-        return out + f", answers {got['statuses']}"
-    return (out + f", {min(got['read']) // 1024}-{max(got['read']) // 1024} KB read each; the "
-            f"server's open sockets every 5 s: {got['sockets']}")
-
-
 async def heavy_mode(mode: str, pid: int, url: str, seconds: float, light: int, checks: list) -> str:
     import _hostile as H
 
@@ -233,7 +225,7 @@ async def heavy_mode(mode: str, pid: int, url: str, seconds: float, light: int, 
         checks.append(f"100 trickling sockets after a refusal: good requests {under['statuses']}, "
                       f"p99 {p99:.2f} s, max {top:.2f} s (target: within --header-timeout 10 s)")
     return (f"| {mode} | {b50:.3f} / {b99:.3f} | {p50:.3f} / {p99:.3f} (max {top:.2f}) "
-            f"{under['statuses']} | {summary(got)} | {idle / 2**20:.0f} -> {rss / 2**20:.0f} MB "
+            f"{under['statuses']} | {H.summary(got)} | {idle / 2**20:.0f} -> {rss / 2**20:.0f} MB "
             f"(+{(rss - idle) / 2**20:.0f}; +{(rss - rss0) / 2**20:.0f} in the load) | {cpu:.1f} | "
             f"{H.load_average()} |")
 
@@ -285,7 +277,7 @@ def rss_check(pid: int, url: str, requests: int, limit_s: float, checks: list) -
             print(f"  rss: {len(got)} requests, {H.rss_bytes(pid) / 2**20:.0f} MB, "
                   f"{time.perf_counter() - start:.0f} s, load {H.load_average()}", flush=True)
     rss = H.rss_bytes(pid)
-    checks.append(f"RSS after {len(got)} worst-case requests ({summary(got)}): {rss / 2**20:.0f} MB "
+    checks.append(f"RSS after {len(got)} worst-case requests ({H.summary(got)}): {rss / 2**20:.0f} MB "
                   f"against {idle / 2**20:.0f} MB idle (+{(rss - idle) / 2**20:.0f} MB; target: within "
                   f"the caches' caps {caps / 2**20:.0f} MB + 300 MB = +{caps / 2**20 + 300:.0f} MB); "
                   f"load {H.load_average()}")
