@@ -79,6 +79,10 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                    "the question only if it holds this share of its content words (default 1.0)")
     p.add_argument("--response-recall", type=float, help="crossencoder / nli: the same against the "
                    "earlier statements (default 0.8; 0 and 0: the NLI alone decides)")
+    p.add_argument("--calibrate", action="store_true",
+                   help="time this judge here on adversarial requests and print the --max-work "
+                   "and --batch-work that give a 5 s request and a 250 ms batch, then exit "
+                   "(nothing is served)")
     p.set_defaults(run=run)
 
 
@@ -100,4 +104,25 @@ def run(args: argparse.Namespace) -> int:
         key = str(err["loc"][0]) if err["loc"] else "max_queue"  # the one check across fields
         where = flags.get(key) or f"--{key.replace('_', '-')}"
         raise CitetrainError(f"{where}: {err['msg'].removeprefix('Value error, ')}") from None
+    if args.calibrate:
+        return calibrate_flags(config)
     return serve(config)
+
+
+def calibrate_flags(config) -> int:
+    """``--calibrate``: the judge loaded as the server loads it, timed, and the flags printed."""
+    from citetrain.serve.app import load_judge
+    from citetrain.serve.calibrate import calibrate
+    from citetrain.serve.run import check_judge
+
+    check_judge(config.judge, config.token)
+    judge = load_judge(config)
+    if getattr(judge, "engine", None) is None:
+        from citetrain.errors import CitetrainError
+
+        raise CitetrainError(f"--calibrate: judge {config.judge} has no NLI engine; its cost is "
+                             "one prompt per record (--max-items bounds it)")
+    max_work, batch_work = calibrate(judge, config)
+    print(f"{config.judge} on this machine: --max-work {max_work} --batch-work {batch_work} "
+          f"(5 s a request, 250 ms a batch, at the slowest rate seen)")
+    return 0

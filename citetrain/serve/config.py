@@ -53,14 +53,15 @@ class ServeConfig(BaseModel):
     max_nli_calls: int = Field(250_000, ge=1)
     """Most NLI calls per request: the pairs sent, or for records an upper bound on the judge's
     calls counted from their statements and passages before any is made; above it, 422."""
-    max_work: int = Field(2_500_000, ge=1)
+    max_work: int = Field(2_000_000, ge=1)
     """Most characters the judge may read for one request, estimated before any NLI call: every
     premise and hypothesis it may ask (subset premises and contexts included), the passages and
     the text it splits, plus each call's bookkeeping; above it, 422. The default keeps the
-    costliest request within every cap to about 5 s with nli:lexical on 2 cores."""
+    costliest request within every cap to about 5 s with nli:lexical on 2 cores; `citetrain serve
+    JUDGE --calibrate` measures it for another judge or machine."""
     max_batch: int = Field(32, ge=1)
     """Items (chunks of a record's statements, or pairs) scored in one model batch."""
-    batch_work: int = Field(160_000, ge=1)
+    batch_work: int = Field(120_000, ge=1)
     """Most estimated work (characters, as --max-work counts them) in one batch: records are cut
     into chunks of statements within it, so one batch takes about 250 ms with nli:lexical on 2
     cores, a light request waits at most about one batch, and a cancelled one stops within one."""

@@ -41,7 +41,7 @@ from citetrain.text.marks import MARK
 MAX_ID_DIGITS = 18
 # one NLI call's bookkeeping (engine, subset search, result) in characters' worth of reading:
 # about 40 us a call against 1.5 us a character of unseen words (tokens and stems), nli:lexical
-# on 2 cores (`python bench/serve_judge.py --calibrate`, docs/guides/judge.md)
+# on 2 cores (`citetrain serve nli:lexical --calibrate`, docs/guides/judge.md)
 CALL_CHARS = 32
 _DIGITS = re.compile(r"\d+")
 
