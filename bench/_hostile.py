@@ -84,10 +84,15 @@ def long_passages_body(seed: int = 0, statements: int = 10, max_body: int = 1_00
 
 
 def many_statements_body(seed: int = 0, statements: int = 2000, chars: int = 440,
-                         max_body: int = 1_000_000) -> dict:
-    """One record of ``statements`` statements of about ``chars`` characters each (as many as
-    the caps allow): each repeats words of the earlier ones (one shared vocabulary), so the
-    response-context gate passes and every statement is asked against its earlier ones."""
+                         max_body: int = 1_000_000, max_work: int | None = None) -> dict:
+    """One record of ``statements`` statements of about ``chars`` characters each (fewer where
+    the body or the work cap allows fewer): each repeats words of the earlier ones (one shared
+    vocabulary), so the response-context gate passes and every statement is asked against its
+    earlier ones."""
+    from citetrain.serve.work import CALL_CHARS, calls_per_statement
+
+    per = 2 * chars + calls_per_statement(1) * CALL_CHARS  # split, read, its calls
+    statements = min(statements, int(0.97 * (max_work or default_limit("max_work"))) // per)
     rng = random.Random(f"many-{seed}")
     vocab = words(rng, 80)
     out = []
@@ -143,12 +148,20 @@ _FITTED: dict[tuple, int] = {}
 WORST = "spread-50-9k"  # 2 records of 50 passages of 9 KB: 5.0-5.5 CPU s in process, fresh caches
 
 
-def shape_body(shape: str, seed: int = 0, max_work: int = 2_500_000, max_body: int = 1_000_000,
+def default_limit(name: str) -> int:
+    """A limit's default in :class:`citetrain.serve.config.ServeConfig` (``max_work``, ...)."""
+    from citetrain.serve.config import ServeConfig
+
+    return int(getattr(ServeConfig(judge="nli:lexical"), name))
+
+
+def shape_body(shape: str, seed: int = 0, max_work: int | None = None, max_body: int = 1_000_000,
                fill: float = 0.97) -> dict:
     """A request of ``shape`` (:data:`SHAPES`) with as many spread statements as keep its
     estimated work (:func:`estimate_work`) under ``fill`` × ``max_work`` and its body under
-    ``max_body``."""
+    ``max_body`` (default: the server's default ``--max-work``)."""
     s = SHAPES[shape]
+    max_work = max_work or default_limit("max_work")
 
     def build(n: int) -> dict:
         per, extra = divmod(n, s["records"])
@@ -170,7 +183,7 @@ def shape_body(shape: str, seed: int = 0, max_work: int = 2_500_000, max_body: i
     return build(lo)
 
 
-def worst_body(seed: int = 0, max_work: int = 2_500_000, shape: str = WORST) -> dict:
+def worst_body(seed: int = 0, max_work: int | None = None, shape: str = WORST) -> dict:
     """The costliest request within every default cap the search found (:data:`WORST`)."""
     return shape_body(shape, seed, max_work)
 

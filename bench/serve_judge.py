@@ -208,7 +208,7 @@ async def heavy_mode(mode: str, pid: int, url: str, seconds: float, light: int, 
         async with __import__("httpx").AsyncClient(timeout=300, headers=AUTH) as http:
             status, took = await H.post(http, url, json.dumps(body).encode())
         checks.append(f"worst request alone ({H.WORST}, {H.body_bytes(body):,} bytes, estimated work "
-                      f"{work:,} of --max-work 2,500,000): {status} in {took:.2f} s (target: within 5 s)"
+                      f"{work:,} of --max-work {H.default_limit('max_work'):,}): {status} in {took:.2f} s (target: within 5 s)"
                       f"; load {H.load_average()}")
     cpu0, rss0 = H.cpu_seconds(pid), H.rss_bytes(pid)
     stop = time.perf_counter() + seconds
