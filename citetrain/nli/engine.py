@@ -12,6 +12,7 @@ a cache.
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -58,7 +59,8 @@ class NLIEngine:
         self.progress_min = progress_min
         self.stats = EngineStats()
         self.memo_bytes = memo_bytes
-        self._memo: dict[Pair, tuple[NLIResult, int]] = {}  # answers and their sizes, by pair
+        # answers and their sizes, by pair, oldest first (popitem: O(1) whatever was dropped)
+        self._memo: OrderedDict[Pair, tuple[NLIResult, int]] = OrderedDict()
         self._memo_size = 0
         self._reads_parts = bool(getattr(backend, "reads_parts", False))
 
@@ -110,7 +112,7 @@ class NLIEngine:
         self._memo[pair] = (result, size)
         self._memo_size += size
         while self._memo_size > self.memo_bytes and self._memo:
-            self._memo_size -= self._memo.pop(next(iter(self._memo)))[1]
+            self._memo_size -= self._memo.popitem(last=False)[1][1]
 
     def _run(self, missing: list[Pair], keys: dict[Pair, str]) -> dict[Pair, NLIResult]:
         b = self.backend

@@ -136,6 +136,20 @@ def content_words(text: str | Joined) -> tuple[frozenset[str], frozenset[str]]:
     return _content_words(text)
 
 
+def read_parts(parts: Parts, ids: Sequence[int]) -> None:
+    """Tokenize the parts ``ids`` ahead of any premise over them: the reading the parts' index
+    (:func:`_index`) would do at its first premise, in pieces that a caller spreads over several
+    batches (the judge server reads a record's passages so, a batch of bounded work each)."""
+    read = parts.memo("lexical part tokens", _unread)
+    for i in ids:
+        if read[i] is None:
+            read[i] = _read_tokens(parts.texts[i])
+
+
+def _unread(parts: Parts) -> list[tuple[tuple[str, str, bool], ...] | None]:
+    return [None] * len(parts)
+
+
 class _PartsIndex:
     """Where each content key of a :class:`Parts` is: the parts holding it (one reading)."""
 
@@ -144,8 +158,10 @@ class _PartsIndex:
         self.first: dict[str, int] = {}
         self.numbers: set[str] = set()
         found: dict[str, list[int]] = {}
+        read = parts.memo("lexical part tokens", _unread)  # parts tokenized ahead, if any
         for i, text in enumerate(parts.texts):
-            toks = _read_tokens(text, in_cjk)  # read once here: the index is the memory
+            # read once here (or ahead, by read_parts): the index is the memory
+            toks = read[i] if read[i] is not None and not in_cjk else _read_tokens(text, in_cjk)
             for _, key, num in toks:
                 at = found.setdefault(key, [])
                 if not at or at[-1] != i:
@@ -232,6 +248,7 @@ class LexicalNLI:
 
     # the engine hands Joined premises over as they are (module docstring: read from parts)
     reads_parts = True
+    read_parts = staticmethod(read_parts)
 
     def predict(self, pairs: Sequence[Pair]) -> list[NLIResult]:
         out = []

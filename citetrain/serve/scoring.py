@@ -45,10 +45,15 @@ def score_records(judge: Any, records: Sequence[Record]) -> list[dict[str, Any]]
 
 
 def score_chunks(judge: Any, chunks: Sequence[Any]) -> list[list[dict[str, Any]]]:
-    """The rows of each chunk's statements (chunks of any records, rated together)."""
+    """The rows of each chunk's statements (chunks of any records, rated together), after the
+    parts the chunks read ahead (their ``reads``, for a judge whose NLI reads parts)."""
+    read = getattr(judge.engine.backend, "read_parts", None)
+    for chunk in chunks:
+        for parts, ids in chunk.reads:
+            read(parts, ids)
     flat = [s for chunk in chunks for s in chunk.statements]
     try:
-        rows = judge.rate_statements(flat)
+        rows = judge.rate_statements(flat) if flat else []
     finally:
         _forget(judge)
     out, start = [], 0

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import re
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from math import comb
 from typing import Any, Sequence
 
@@ -36,6 +36,7 @@ from citetrain.records import Record
 from citetrain.serve.bodies import RequestError
 from citetrain.serve.config import ServeConfig
 from citetrain.text.bounds import sentence_bound as _text_sentence_bound
+from citetrain.text.joined import Parts
 from citetrain.text.marks import MARK
 
 MAX_ID_DIGITS = 18
@@ -127,9 +128,9 @@ class WorkModel:
         return p + 3 * p + pool * min(p, (pool - 1) * m) + combos + (1 + n) * p
 
     def once(self, record: Record) -> int:
-        """What the record costs whatever its statements: the text split, the question, and
-        for a judge reading parts, each passage once."""
-        return len(record.output) + len(record.question) + (self.passages if self.reads_parts else 0)
+        """What the record costs whatever its statements: the text split and the question (a
+        judge reading parts also reads each passage and statement once: :func:`_reads`)."""
+        return len(record.output) + len(record.question)
 
     def statement(self, s: StatementAnalysis) -> int:
         """One statement: a call's bookkeeping per call and its hypothesis, read once by a judge
@@ -143,10 +144,13 @@ class WorkModel:
 
 @dataclass(eq=False)
 class Chunk:
-    """Statements of one record (``record``: its index in the request), scored in one batch."""
+    """Statements of one record (``record``: its index in the request), scored in one batch;
+    or, for a judge that reads parts, some of the record's parts read ahead of them (``reads``:
+    (parts, ids) to tokenize), so that no batch reads a whole long record at once."""
 
     record: int
     statements: list[StatementAnalysis]
+    reads: list[tuple[Parts, tuple[int, ...]]] = field(default_factory=list)
 
 
 @dataclass
@@ -176,17 +180,43 @@ def _refuse_work(work: int, calls: int, config: ServeConfig,
                                 "shorter passages or statements")
 
 
+def _reads(k: int, stmts: list[StatementAnalysis], batch_work: int
+           ) -> tuple[list[Chunk], list[int]]:
+    """Chunks that read the record's passages, then its statements, ahead of the statements'
+    premises (a judge reading parts), each at most ``batch_work`` characters (a longer part
+    alone)."""
+    chunks: list[Chunk] = []
+    costs: list[int] = []
+    for parts in (stmts[0].passages, stmts[0].earlier.parts):
+        for i, text in enumerate(parts.texts):
+            if not chunks or costs[-1] + len(text) > batch_work:
+                chunks.append(Chunk(k, []))
+                costs.append(0)
+            if not chunks[-1].reads or chunks[-1].reads[-1][0] is not parts:
+                chunks[-1].reads.append((parts, ()))
+            got, ids = chunks[-1].reads[-1]
+            chunks[-1].reads[-1] = (got, (*ids, i))
+            costs[-1] += len(text)
+    return chunks, costs
+
+
 def _chunks(k: int, stmts: list[StatementAnalysis], model: WorkModel, once: int,
             batch_work: int) -> tuple[list[Chunk], list[int]]:
     """The record's statements cut into chunks of at most ``batch_work`` (a costlier statement
-    alone); the record's own cost goes with its first chunk."""
+    alone), after the chunks reading its parts (a judge reading parts); the record's own cost
+    goes with its first chunk."""
     chunks: list[Chunk] = []
     costs: list[int] = []
+    if model.reads_parts:
+        chunks, costs = _reads(k, stmts, batch_work)
+        costs[0] += once
+        once = 0
+    first = len(chunks)
     for s in stmts:
         cost = model.statement(s)
-        if not chunks or costs[-1] + cost > batch_work:
+        if len(chunks) == first or costs[-1] + cost > batch_work:
             chunks.append(Chunk(k, []))
-            costs.append(once if not chunks[:-1] else 0)
+            costs.append(once if len(chunks) == first + 1 else 0)
         chunks[-1].statements.append(s)
         costs[-1] += cost
     return chunks, costs

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections import OrderedDict
 from typing import Any, Callable, Generic, Hashable, TypeVar
 
 K = TypeVar("K", bound=Hashable)
@@ -46,7 +47,9 @@ class TextMemo(Generic[K, V]):
         self.weigh = weigh or (lambda key, value: deep_size(key) + deep_size(value))
         self.name = name or getattr(fn, "__name__", "memo")
         self.bytes = 0
-        self._data: dict[K, tuple[V, int]] = {}
+        # ordered: the oldest entry leaves in O(1) (a plain dict's first key is found by a scan
+        # past every slot deleted before it, which grows with what the memo has dropped)
+        self._data: OrderedDict[K, tuple[V, int]] = OrderedDict()
         self._lock = threading.Lock()
         MEMOS.append(self)
 
@@ -63,8 +66,7 @@ class TextMemo(Generic[K, V]):
                 self._data[key] = (value, size)
                 self.bytes += size
                 while self.bytes > self.max_bytes:
-                    oldest = next(iter(self._data))
-                    self.bytes -= self._data.pop(oldest)[1]
+                    self.bytes -= self._data.popitem(last=False)[1][1]
         return value
 
     def __len__(self) -> int:
