@@ -3,13 +3,12 @@
 Payload builders (each a JSON-able request body within the server's default caps, from
 :class:`citetrain.serve.config.ServeConfig`): :func:`long_passages_body`,
 :func:`many_statements_body`, :func:`cjk_body`, :func:`worst_body` (the costliest shape found by
-``--calibrate``, filled to just under ``--max-work``) and :func:`light_body`. Words are drawn at
+the search of this module, filled to just under ``--max-work``) and :func:`light_body`. Words are drawn at
 random from a seed (consonant-vowel syllables), so that a fresh seed gives words no cache has seen.
 
 Measurements: :func:`rss_bytes` and :func:`cpu_seconds` of a process (``/proc``),
 :func:`plan_work` (a body's estimated work, :func:`citetrain.serve.work.plan_records`, in
-process), :func:`cache_caps` (the byte caps of every memory the judge keeps) and
-:func:`calibrate` (CPU microseconds per unit of estimated work, in process).
+process) and :func:`cache_caps` (the byte caps of every memory the judge keeps).
 """
 from __future__ import annotations
 
@@ -91,7 +90,7 @@ def many_statements_body(seed: int = 0, statements: int = 2000, chars: int = 440
     earlier ones."""
     from citetrain.serve.work import CALL_CHARS, calls_per_statement
 
-    per = 2 * chars + calls_per_statement(1) * CALL_CHARS  # split, read, its calls
+    per = 3 * chars + calls_per_statement(1) * CALL_CHARS  # split, read ahead, read, its calls
     statements = min(statements, int(0.97 * (max_work or default_limit("max_work"))) // per)
     rng = random.Random(f"many-{seed}")
     vocab = words(rng, 80)
@@ -129,9 +128,9 @@ def cjk_body(seed: int = 0, sentences: int = 1950, japanese: bool = False,
                          "output": cjk_sentences(rng, sentences, chars, japanese)}]}
 
 
-# the shapes --calibrate times, each filled to just under --max-work (records x passages x
+# the shapes searched for the worst request, each filled to just under --max-work (records x passages x
 # passage characters; statements as many as fit). "worst" is the one timed slowest per unit of
-# work on 2 cores (see bench/serve_judge.py --calibrate)
+# work on 2 cores (citetrain serve --calibrate times the same kind of record)
 SHAPES: dict[str, dict[str, int]] = {
     "spread-100": dict(records=1, docs=100, chars=0),
     "spread-100-long": dict(records=1, docs=100, chars=3000),
@@ -145,7 +144,7 @@ SHAPES: dict[str, dict[str, int]] = {
     "spread-10x64": dict(records=64, docs=10, chars=0),
 }
 _FITTED: dict[tuple, int] = {}
-WORST = "spread-50-9k"  # 2 records of 50 passages of 9 KB: 5.0-5.5 CPU s in process, fresh caches
+WORST = "spread-50-9k"  # 2 records of 50 passages of 9 KB: the slowest per unit of work
 
 
 def default_limit(name: str) -> int:
@@ -278,44 +277,6 @@ def open_sockets(pid: int) -> int:
 
 def load_average() -> str:
     return "/".join(f"{x:.2f}" for x in os.getloadavg())
-
-
-def calibrate(shapes: list[str] | None = None, seed: int | None = None,
-              log: Callable[[str], None] = print) -> dict[str, float]:
-    """CPU microseconds per unit of estimated work of each shape (plus the long-passage,
-    many-statement and CJK bodies), timed in process as the server runs it: the plan
-    (:func:`~citetrain.serve.work.plan_records`), then its chunks scored
-    (:func:`~citetrain.serve.scoring.score_chunks`) in batches of at most ``--batch-work``.
-    Unseen words each time (a fresh seed), so no stem is cached."""
-    from citetrain.serve.config import ServeConfig
-    from citetrain.serve.scoring import score_chunks
-
-    batch_work = ServeConfig(judge="nli:lexical").batch_work
-    judge = served_judge()
-    seed = int(time.time()) if seed is None else seed
-    bodies = {name: shape_body(name, seed) for name in (shapes or list(SHAPES))}
-    bodies["long-passages"] = long_passages_body(seed)
-    bodies["many-statements"] = many_statements_body(seed)
-    bodies["cjk"] = cjk_body(seed)
-    rates: dict[str, float] = {}
-    for name, body in bodies.items():
-        start = time.process_time()
-        plan = plan_of(body)
-        batch: list = []
-        cost = 0
-        for item, c in zip(plan.items, plan.costs):
-            if batch and cost + c > batch_work:
-                score_chunks(judge, batch)
-                batch, cost = [], 0
-            batch.append(item)
-            cost += c
-        if batch:
-            score_chunks(judge, batch)
-        cpu = time.process_time() - start
-        work = sum(plan.costs)
-        rates[name] = cpu * 1e6 / work
-        log(f"{name:<18}{work:>11,}{len(plan.items):>7}{cpu:>9.2f}{rates[name]:>9.2f}   load {load_average()}")
-    return rates
 
 
 # ---- clients (asyncio): light load, heavy posts, raw sockets ----

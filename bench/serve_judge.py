@@ -29,8 +29,8 @@ table row a mode: the light p50 / p99 of both runs, the mode's requests (statuse
 the server's RSS (``VmRSS``) and CPU seconds (``utime + stime``). ``worst`` also times the worst
 request within the caps alone; ``timeout`` (``--timeout 2``) how long the server's CPU burns
 after a 504 and after a client gives up; ``rss`` the RSS after ``--rss-requests`` worst-case
-requests against the caches' byte caps. ``--calibrate``: CPU microseconds per unit of estimated
-work on adversarial shapes, in process, and the ``--max-work`` / ``--batch-work`` of 5 s / 250 ms.
+requests against the caches' byte caps. The caps themselves are calibrated by ``citetrain serve
+JUDGE --calibrate`` (a user's job, so a command: :mod:`citetrain.serve.calibrate`).
 """
 from __future__ import annotations
 
@@ -305,19 +305,6 @@ def hostile(modes: list[str], seconds: float, light: int, rss_requests: int, rss
     print("\n" + "\n".join(f"- {c}" for c in checks))
 
 
-def calibrate() -> None:
-    """CPU us per unit of estimated work on adversarial shapes, in process; the limits for 5 s
-    and 250 ms at the worst rate."""
-    import _hostile as H
-
-    print(f"nli:lexical in process, {os.cpu_count()} cores, load {H.load_average()}\n")
-    print(f"{'shape':<18}{'work':>11}{'chunks':>7}{'CPU s':>9}{'us/work':>9}")
-    rates = H.calibrate()
-    worst = max(rates.values())
-    print(f"\nworst rate {worst:.2f} us per unit of work ({max(rates, key=rates.get)}): "
-          f"--max-work {int(5e6 / worst):,} (5 s), --batch-work {int(2.5e5 / worst):,} (250 ms)")
-
-
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--clients", type=int, default=32)
@@ -342,11 +329,7 @@ def main() -> None:
     ap.add_argument("--light-clients", type=int, default=4, help="light clients of --hostile")
     ap.add_argument("--rss-requests", type=int, default=200, help="worst-case requests of --hostile rss")
     ap.add_argument("--rss-seconds", type=float, default=1800, help="at most this long for them")
-    ap.add_argument("--calibrate", action="store_true", help="CPU us per unit of estimated work, "
-                    "in process; the --max-work and --batch-work of 5 s and 250 ms")
     args = ap.parse_args()
-    if args.calibrate:
-        return calibrate()
     if args.hostile:
         modes = list(HOSTILE) if args.hostile == "all" else args.hostile.split(",")
         return hostile(modes, args.seconds, args.light_clients, args.rss_requests, args.rss_seconds)

@@ -27,8 +27,9 @@ def within_caps(body: dict) -> int:
                                    lambda seed: H.cjk_body(seed, japanese=True)])
 def test_heavy_bodies_are_within_the_default_caps(build):
     body = build(3)
-    assert H.body_bytes(body) > CAPS.max_body_bytes * 0.7  # near the body cap
-    assert within_caps(body) > 0
+    work = within_caps(body)
+    assert work > 0  # near the body cap, or near the work cap where that binds first
+    assert H.body_bytes(body) > CAPS.max_body_bytes * 0.7 or work > CAPS.max_work * 0.9
 
 
 def test_shapes_of_the_long_and_many_modes():
@@ -37,7 +38,7 @@ def test_shapes_of_the_long_and_many_modes():
     assert sum(len(c.statements) for c in H.plan_of({"records": [long]}).items) == 10
     many = H.plan_of(H.many_statements_body(0))
     statements = [s for c in many.items for s in c.statements]
-    assert len(statements) > min(1800, CAPS.max_work // 1300) and all(350 < len(s.text) < 500 for s in statements[:50])
+    assert len(statements) > min(1800, CAPS.max_work // 1700) and all(350 < len(s.text) < 500 for s in statements[:50])
 
 
 def test_the_worst_request_is_within_the_caps_and_near_max_work():
