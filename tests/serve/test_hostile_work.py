@@ -2,7 +2,8 @@
 payloads of this file's own:
 
 - a request over ``--max-work`` (many passages, many statements) is refused with a 422 naming the
-  flag, before any NLI call; long passages within it are scored;
+  flag, before any NLI call; long passages within it are scored, and so are 800 statements each
+  read against the ones before it;
 - Chinese text ending sentences in ``。`` is counted before any split (422 naming
   ``--max-statements``);
 - ``--timeout`` stops the work: after the 504 the server's CPU goes quiet and the next light
@@ -105,6 +106,36 @@ def test_work_over_the_cap_is_refused_by_name_and_long_passages_within_it_are_sc
     assert 700_000 < len(body) < 1_000_000
     r = _post(url, {"records": [long]})
     assert r.status_code == 200 and len(r.json()["records"][0]["statements"]) == 10
+
+
+def test_many_statements_read_against_their_earlier_ones_are_scored_beside_a_light_request(
+        default_server):
+    """800 statements of 60 words, each asked against all the ones before it (the old joining
+    read 800²/2 statements): scored, and a light request sent meanwhile is answered first."""
+    import random
+    import threading
+
+    _, url = default_server
+    rng = random.Random(3)
+    vocab = [f"word{i}" for i in range(50)]
+    output = " ".join(" ".join(rng.choice(vocab) for _ in range(60)) + " [1]." for _ in range(800))
+    many = {"id": "many", "question": "What?", "output": output,
+            "docs": [{"title": "v", "text": " ".join(vocab)}]}
+    got: dict = {}
+    def heavy() -> None:
+        got["r"] = _post(url, {"records": [many]})
+        got["end"] = time.monotonic()
+
+    thread = threading.Thread(target=heavy)
+    thread.start()
+    time.sleep(0.2)
+    light = _post(url, {"records": [LIGHT]})
+    light_done = time.monotonic()
+    thread.join()
+    assert light.status_code == 200 and got["r"].status_code == 200, got["r"].text
+    rows = got["r"].json()["records"][0]["statements"]
+    assert len(rows) == 800 and sum(r["context"] == "response" for r in rows) > 700
+    assert light_done < got["end"]  # batches of bounded work: the light one went between
 
 
 def test_chinese_sentences_are_counted_before_any_split(default_server):
