@@ -3,40 +3,16 @@ from __future__ import annotations
 
 import argparse
 
-# (flag, ServeConfig field, type, help): the limits, each with its default in the help
-LIMITS = (("--max-body-bytes", "max_body_bytes", int, "413 above this many bytes"),
-          ("--max-passages", "max_passages", int, "passages per record (422 above)"),
-          ("--max-items", "max_items", int, "records or pairs per request (422 above)"),
-          ("--max-statements", "max_statements", int, "statements of the responses per request "
-           "(422 above)"),
-          ("--max-marks", "max_marks", int, "citation ids in the responses' marks per request "
-           "(422 above)"),
-          ("--max-nli-calls", "max_nli_calls", int, "NLI calls per request: the pairs, or an "
-           "upper bound for records, counted before any call (422 above)"),
-          ("--max-batch", "max_batch", int, "records or pairs scored in one batch, across clients"),
-          ("--max-work", "max_work", int, "characters the judge may read per request, "
-           "estimated before any NLI call: premises, hypotheses, passages and the text split "
-           "(422 above)"),
-          ("--batch-work", "batch_work", int, "estimated work (characters) in one batch, across "
-           "clients: records are cut into chunks of statements within it"),
-          ("--wait-ms", "wait_ms", float, "how long a request waits for others to batch with"),
-          ("--max-queue", "max_queue", int, "records and pairs waiting across requests (503 "
-           "with Retry-After above)"),
-          ("--timeout", "timeout_s", float, "seconds before a request gets 504 and its batches "
-           "not yet started are dropped"),
-          ("--header-timeout", "header_timeout_s", float, "seconds to send a request's head "
-           "(408 and closed after)"),
-          ("--body-timeout", "body_timeout_s", float, "seconds to send a request's body (408 "
-           "after; head and body together get --header-timeout + --body-timeout, however "
-           "slowly they trickle)"),
-          ("--send-timeout", "send_timeout_s", float, "seconds a client may leave its reply "
-           "unread (the server's send buffer full) before its connection is dropped"),
-          ("--keep-alive", "keep_alive_s", float, "seconds an idle connection stays open"),
-          ("--max-connections", "max_connections", int, "open connections (503 with Retry-After "
-           "above)"),
-          ("--grace", "grace_s", float, "on SIGTERM, seconds the batch in progress has to finish; "
-           "queued requests get 503"),
-          ("--threads", "threads", int, "torch threads per worker (default: cores / workers)"))
+# flag -> ServeConfig field: the limits; each flag's type, help and default are the field's own
+# (its annotation, docstring and default), so the help, the reference and the config agree
+LIMITS = {"--max-body-bytes": "max_body_bytes", "--max-passages": "max_passages",
+          "--max-items": "max_items", "--max-statements": "max_statements",
+          "--max-marks": "max_marks", "--max-nli-calls": "max_nli_calls",
+          "--max-work": "max_work", "--max-batch": "max_batch", "--batch-work": "batch_work",
+          "--wait-ms": "wait_ms", "--max-queue": "max_queue", "--timeout": "timeout_s",
+          "--header-timeout": "header_timeout_s", "--body-timeout": "body_timeout_s",
+          "--send-timeout": "send_timeout_s", "--keep-alive": "keep_alive_s",
+          "--max-connections": "max_connections", "--grace": "grace_s", "--threads": "threads"}
 OPTIONS = ("judge", "host", "port", "workers", "allow_hosts", "threads", "dtype", "union_first",
            "subsets", "compile", "query_recall", "response_recall")
 
@@ -64,9 +40,12 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--allow-host", dest="allow_hosts", action="append", default=[], metavar="NAME",
                    help="a Host header name accepted besides the bound address and localhost "
                    "(repeatable; '*' accepts any; others get 421)")
-    for flag, key, kind, text in LIMITS:
-        p.add_argument(flag, dest=key, type=kind, default=d[key].default,
-                       help=f"{text} (default {d[key].default})")
+    for flag, key in LIMITS.items():
+        field = d[key]
+        default = "cores / workers" if field.default is None else field.default
+        p.add_argument(flag, dest=key, type=float if field.annotation is float else int,
+                       default=field.default,
+                       help=f"{' '.join((field.description or '').split())} (default {default})")
     p.add_argument("--dtype", help="crossencoder / nli: fp32, bf16, fp16 or int8")
     p.add_argument("--union-first", action="store_true", default=None,
                    help="crossencoder / nli: ask the cited passages alone, then the union of all, "
@@ -94,8 +73,8 @@ def run(args: argparse.Namespace) -> int:
     from citetrain.serve.run import read_token, serve
 
     fields = {k: getattr(args, k) for k in OPTIONS}
-    fields.update({key: getattr(args, key) for _, key, _, _ in LIMITS})
-    flags = {key: flag for flag, key, _, _ in LIMITS}
+    fields.update({key: getattr(args, key) for key in LIMITS.values()})
+    flags = {key: flag for flag, key in LIMITS.items()}
     token = read_token(args.token, args.token_file)
     try:
         config = ServeConfig(**fields, token=token)

@@ -31,7 +31,7 @@ import anyio
 import anyio.to_thread
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from citetrain.serve.api import HEALTH_ROUTE, SCORE_ROUTE
@@ -44,6 +44,7 @@ from citetrain.serve.guards import (
     HostGuard,
     allowed_hosts,
     check_content_type,
+    error_response,
     check_token,
     read_body,
     token_matches,
@@ -83,18 +84,18 @@ def one_line(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
-def refusal(status: int, message: str, headers: dict[str, str] | None = None) -> JSONResponse:
+def refusal(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
     """``{"error": "<one line>"}``; a 500 says only ``internal error``, and ``message`` (with the
     traceback of the exception being handled, if any) goes to the log."""
     if status == 500:
         logger.error("%s", message, exc_info=sys.exc_info()[0] is not None)
         return internal_error()
-    return JSONResponse({"error": one_line(message)}, status_code=status, headers=headers)
+    return error_response(status, one_line(message), headers)
 
 
-def internal_error() -> JSONResponse:
+def internal_error() -> Response:
     """The 500 a client sees: nothing of the fault (the log has it)."""
-    return JSONResponse({"error": INTERNAL_ERROR}, status_code=500)
+    return error_response(500, INTERNAL_ERROR)
 
 
 def parse_request(body: bytes, config: ServeConfig, judge: Any,
@@ -156,7 +157,7 @@ def create_app(config: ServeConfig, judge: Any = None) -> FastAPI:
                 "queued": state.batcher.queued}
 
     @app.post("/score", **SCORE_ROUTE)
-    async def score(request: Request) -> JSONResponse:
+    async def score(request: Request) -> Response:
         deadline = time.monotonic() + config.timeout_s  # parsing and scoring both count
         check_token(request.headers.get("authorization"), config.token)
         check_content_type(request.headers.get("content-type"))
@@ -168,7 +169,7 @@ def create_app(config: ServeConfig, judge: Any = None) -> FastAPI:
     return app
 
 
-async def _until(request: Request, work: Any, deadline: float, timeout_s: float) -> JSONResponse:
+async def _until(request: Request, work: Any, deadline: float, timeout_s: float) -> Response:
     """``work``'s response, unless the deadline passes first (504) or the client goes away:
     either way the work is cancelled, so its chunks not yet in a batch are dropped."""
     task = asyncio.ensure_future(work)
@@ -194,13 +195,13 @@ async def _disconnected(request: Request) -> None:
         pass
 
 
-async def _answer(state: Any, parse: Any) -> JSONResponse:
+async def _answer(state: Any, parse: Any) -> Response:
     """Parse (in a thread, under the request's deadline), then score."""
     kind, plan = await anyio.to_thread.run_sync(parse, limiter=state.parsing)
     return await _scored(state, kind, plan)
 
 
-async def _scored(state: Any, kind: str, plan: Plan) -> JSONResponse:
+async def _scored(state: Any, kind: str, plan: Plan) -> Response:
     """The batcher's answer for the plan's items as a response (or the refusal that replaces
     it)."""
     batcher: Batcher = state.batcher
@@ -226,22 +227,22 @@ def _add_handlers(app: FastAPI) -> None:
     """Every refusal FastAPI or Starlette makes, as ``{"error": "<one line>"}``."""
 
     @app.exception_handler(RequestError)
-    async def refused(request: Request, exc: RequestError) -> JSONResponse:
+    async def refused(request: Request, exc: RequestError) -> Response:
         return refusal(exc.status, exc.message, exc.headers)
 
     @app.exception_handler(HTTPException)
-    async def http_error(request: Request, exc: HTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: HTTPException) -> Response:
         what = {404: "no such route", 405: "method not allowed"}.get(exc.status_code, exc.detail)
         path = request.scope.get("path", "")[:80]
         return refusal(exc.status_code, f"{what}: {request.method} {path} (routes: POST /score, "
                        "GET /health)", exc.headers)
 
     @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, exc: RequestValidationError) -> JSONResponse:
+    async def invalid(request: Request, exc: RequestValidationError) -> Response:
         return refusal(422, f"invalid request: {exc.errors()[0].get('msg', '')}")
 
     @app.exception_handler(Exception)
-    async def fault(request: Request, exc: Exception) -> JSONResponse:
+    async def fault(request: Request, exc: Exception) -> Response:
         return internal_error()  # Starlette raises it again after: uvicorn logs its traceback
 
 

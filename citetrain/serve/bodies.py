@@ -25,6 +25,12 @@ from citetrain.serve.config import ServeConfig
 KEYS = ("records", "pairs", "format")
 
 
+def error_body(message: str) -> bytes:
+    """The body of every refusal and error the server sends, whoever sends it (the app, the
+    Host guard, the connection protocol): ``{"error": "<message>"}`` as UTF-8 JSON."""
+    return json.dumps({"error": message}, ensure_ascii=False).encode()
+
+
 class RequestError(Exception):
     """A request the server refuses: ``status`` (4xx, or 503) and a one-line ``message``, and
     any ``headers`` the answer carries (``Retry-After``, ``Connection: close``)."""

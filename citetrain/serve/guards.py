@@ -15,9 +15,9 @@ import hmac
 from typing import Any
 
 from starlette.requests import ClientDisconnect
-from starlette.responses import JSONResponse
+from starlette.responses import Response
 
-from citetrain.serve.bodies import RequestError
+from citetrain.serve.bodies import RequestError, error_body
 from citetrain.serve.config import ServeConfig
 
 LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -66,10 +66,16 @@ class HostGuard:
             try:
                 check_host(header, self.hosts)
             except RequestError as exc:
-                answer = JSONResponse({"error": exc.message}, status_code=exc.status, headers=CLOSE)
+                answer = error_response(exc.status, exc.message, CLOSE)
                 await answer(scope, receive, send)
                 return
         await self.app(scope, receive, send)
+
+
+def error_response(status: int, message: str, headers: dict[str, str] | None = None) -> Response:
+    """A refusal or error as a response: :func:`~citetrain.serve.bodies.error_body`."""
+    return Response(error_body(message), status_code=status, headers=headers,
+                    media_type="application/json")
 
 
 def check_token(header: str | None, token: str | None) -> None:

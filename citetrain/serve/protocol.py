@@ -32,12 +32,12 @@ The settings come from the app's lifespan state (``guard``: the
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import Any, Callable
 
 import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from citetrain.serve.bodies import error_body
 from citetrain.serve.guards import RETRY_AFTER_S
 
 SHUTTING_DOWN = "the server is shutting down; retry later"
@@ -47,7 +47,7 @@ READING = (h11.IDLE, h11.SEND_BODY)  # the client's states while its request is 
 
 def raw_response(status: int, message: str, headers: dict[str, str] | None = None) -> bytes:
     """A whole HTTP/1.1 response with a ``{"error": message}`` body that closes the connection."""
-    body = json.dumps({"error": message}).encode()
+    body = error_body(message)
     lines = [f"HTTP/1.1 {status} {PHRASES[status]}", "content-type: application/json",
              f"content-length: {len(body)}", "connection: close",
              *(f"{k}: {v}" for k, v in (headers or {}).items())]
@@ -63,7 +63,7 @@ def _closing(message: dict) -> dict:
 async def _send_error(send: Callable, status: int, message: str,
                       headers: dict[str, str] | None = None) -> None:
     """A ``{"error": message}`` response through the ASGI ``send``, closing the connection."""
-    body = json.dumps({"error": message}).encode()
+    body = error_body(message)
     extra = [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()]
     await send({"type": "http.response.start", "status": status, "headers": [
         (b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
