@@ -6,7 +6,7 @@ from Llama-3-8B's config in bf16 directly on the GPU (random weights: speed does
 them; vocabulary 128,256, the tokenizer is a 32k BPE trained on the data, so prompt lengths in
 tokens are realistic). The training path is the project's: ``citetrain.train.setup``'s
 ``load_splits`` / ``drop_long`` / ``sft_config`` / ``peft_config`` and trl's ``SFTTrainer``, as
-:func:`citetrain.train.run.train` calls them; only the loading of the base weights is replaced
+:func:`citetrain.runner.run_recipe` calls them; only the loading of the base weights is replaced
 (building 8B once in memory instead of from a hub folder), and the model is reused between
 settings (LoRA unloaded after each). ``qlora`` saves the base and loads it back 4-bit through
 ``setup.load_model``, the recipe path.

@@ -41,8 +41,8 @@ def main() -> None:
     from citetrain.nli.hf import cpu_has_bf16
     from citetrain.nli.registry import make_engine
     from citetrain.train import setup as S
-    from citetrain.train.crossencoder import ensure_pairs
-    from citetrain.train.judge_card import auc
+    from citetrain.judge_training.pairs import ensure_pairs
+    from citetrain.judge_training.card import auc
     from citetrain.train.recipe import load_recipe
 
     quiet_libraries(None)

@@ -596,7 +596,7 @@ def agreement(path: str, dtypes: tuple[str, ...], lexical: bool = False) -> None
     from citetrain.io.labelled import read_labelled
     from citetrain.metrics.meta import meta_evaluate
     from citetrain.nli.registry import make_engine
-    from citetrain.train.pairs import split_pairs
+    from citetrain.judge_training.pairs import split_pairs
 
     data = REPO.parent / "shared" / "data"
     sets = {"WiCE": ("wice", [data / "wice/entailment_retrieval_claim/dev.jsonl"]),

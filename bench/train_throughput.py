@@ -1,7 +1,7 @@
 """Training throughput with and without ``data.packing``, through the real training code path.
 
 Builds a refiner dataset from synthetic records in a temp folder (as ``tests/train/conftest.py``
-does), then runs :func:`citetrain.train.run.train` on ``recipes/tiny-cpu.yaml`` (LoRA on a tiny
+does), then runs :func:`citetrain.runner.run_recipe` on ``recipes/tiny-cpu.yaml`` (LoRA on a tiny
 Llama built from a config) twice, ``data.packing=false`` and ``true``, with in-loop scoring off.
 A ``TrainerCallback`` hooks the model's forward and times the optimizer steps after a few
 warm-up steps (excluded). Per timed step it counts, from the batches the model is given:
@@ -44,7 +44,7 @@ import torch  # noqa: E402
 from transformers import TrainerCallback  # noqa: E402
 
 from citetrain.train.recipe import load_recipe  # noqa: E402
-from citetrain.train.run import train  # noqa: E402
+from citetrain.runner import run_recipe as train  # noqa: E402
 
 RECIPE = REPO / "recipes" / "tiny-cpu.yaml"
 # Llama 3.2 1B's layer shapes (its vocabulary is the tokenizer trained on the benchmark data)
@@ -124,7 +124,7 @@ def build_data(root: Path, n: int, seed: int) -> Path:
 
 
 def run_once(data: Path, out: Path, packing: bool, extra: dict[str, Any], args) -> tuple[Meter, dict]:
-    """One training run through ``citetrain.train.run.train``; its own output goes to a log."""
+    """One training run through ``citetrain.runner.run_recipe``; its own output goes to a log."""
     sets = {"data.dataset": str(data), "train.output_dir": str(out), "train.resume": "never",
             "eval.enabled": False, "eval.best_metric": None,
             "train.max_steps": args.warmup + args.steps, "train.save_steps": 100000,

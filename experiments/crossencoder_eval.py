@@ -36,7 +36,7 @@ def main() -> None:
     from citetrain.metrics.meta import meta_evaluate
     from citetrain.nli.classifier import ClassifierNLI
     from citetrain.nli.lexical import LexicalNLI
-    from citetrain.train.pairs import split_pairs
+    from citetrain.judge_training.pairs import split_pairs
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("model")

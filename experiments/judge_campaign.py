@@ -116,7 +116,7 @@ def stage(job: dict, out: Path, human: Path, built: Path) -> None:
 
 def prepare(human: Path) -> None:
     """Build the human pairs dataset once (as the recipe would), before runs copy it."""
-    from citetrain.train.crossencoder import ensure_pairs
+    from citetrain.judge_training.pairs import ensure_pairs
     from citetrain.train.recipe import load_recipe
 
     recipe = load_recipe(REPO / RECIPES["human"], [f"data.dataset={human}"])

@@ -4,7 +4,7 @@ over seeds, and how far the student's held-out ROC-AUC falls from the judge's (i
 
 1. ``OUT/teacher.jsonl``, as ``citetrain teacher JUDGE --out FILE --transfer HUMAN --transfer BUILT
    --drawn SEEDS --built-max N`` makes it: the judge's model reads the human training pairs whole
-   and the built pairs that the students draw (:func:`citetrain.train.transfer.drawn_keys`).
+   and the built pairs that the students draw (:func:`citetrain.judge_training.transfer.drawn_keys`).
 2. Students ``small-sS``, one per seed: ``recipes/judge-crossencoder.yaml`` from the judge's final
    model, cut by the ``--student-set`` overrides (default: layers 0, 2, 4, 5 and 192 feed-forward
    units, README "Every other layer"), learning ``distill.teacher`` at weight 1 on the human
@@ -50,7 +50,7 @@ def student_jobs(judge: Path, teacher: Path, seeds: list[int], built_max: int,
 def self_teacher(judge: Path, teacher: Path, human: Path, built: Path, seeds: list[int],
                  built_max: int, dtype: str) -> None:
     """Step 1, unless ``teacher`` is there already: the package's teach-back teacher file."""
-    from citetrain.train.self_teacher import write_self_teacher
+    from citetrain.judge_training.teachers import write_self_teacher
 
     write_self_teacher(judge, teacher, human, built, seeds, built_max, dtype)
 

@@ -1,5 +1,5 @@
 """Figures: a judge distilled from an ensemble of judges with out-of-fold teacher scores
-(:mod:`citetrain.train.distill`), against the same recipe trained on the labels, over seeds.
+(:mod:`citetrain.judge_training.teacher_scores`), against the same recipe trained on the labels, over seeds.
 
 1. Teachers: ``recipes/judge-crossencoder.yaml`` (human pairs) once per fold and seed
    (``teach-fK-sS``, ``distill.folds=--folds``, ``distill.fold=K``), beside stage 1 of the two-stage
@@ -16,7 +16,7 @@ the table is ``experiments/judge_seeds.py``'s.
 Run: ``python experiments/judge_distill.py --out runs/distill --set train.use_cpu=false --parallel 15``;
 smaller students of the same teachers: add ``--student-set crossencoder.num_layers=2`` (rows ``...-l2``;
 the finished teachers are not run again). ``--transfer``: the teachers also score the built pairs'
-train split (``OUT/teacher-transfer.jsonl``, :mod:`citetrain.train.transfer`) and students
+train split (``OUT/teacher-transfer.jsonl``, :mod:`citetrain.judge_training.transfer`) and students
 ``mixed-kdW-sS`` train on human and ``--built-max`` built pairs, both read from it, in one stage,
 and ``2stage-mixed-kdW-sS`` the same as stage 2 from ``built-sS`` (built then human, the issue's
 row). ``--student-rows ROW,...`` trains only those students (the teachers always run first).
@@ -122,7 +122,7 @@ def main() -> None:
     ap.add_argument("--transfer", action="store_true",
                     help="also score the built pairs (--built) with every teacher and train "
                     "students on human + built pairs from that file (mixed-kdW-sS; "
-                    "citetrain.train.transfer)")
+                    "citetrain.judge_training.transfer)")
     ap.add_argument("--transfer-weight", type=float, default=1.0,
                     help="the built pairs' own teacher weight (default 1.0)")
     ap.add_argument("--built-max", type=int, default=6000, help="built pairs per mixed student")
@@ -131,7 +131,7 @@ def main() -> None:
                     "faster on a CPU with native bf16; citetrain teacher --dtype)")
     ap.add_argument("--transfer-drawn", action="store_true",
                     help="score only the built pairs the students of --seeds draw (--built-max "
-                    "each; citetrain.train.transfer.drawn_keys) instead of the whole train split")
+                    "each; citetrain.judge_training.transfer.drawn_keys) instead of the whole train split")
     ap.add_argument("--student-rows", metavar="ROW,...",
                     help="only these students' rows (e.g. mixed-kd50,2stage-mixed-kd50; default all)")
     ap.add_argument("--student-name", default="",
@@ -156,7 +156,7 @@ def main() -> None:
     failed = run_all(first, out, base, args.set, args.parallel, args.threads, human, built, dest)
     if failed:
         sys.exit(f"[distill] failed: {', '.join(failed)} (logs: OUT/NAME/run.log)")
-    from citetrain.train.teacher_file import start_teacher
+    from citetrain.judge_training.teachers import start_teacher
 
     stacked = args.stack == "lexical"
     teacher = out / ("teacher-stacked.jsonl" if stacked else "teacher.jsonl")
@@ -168,7 +168,7 @@ def main() -> None:
         print(f"[distill] warning: {line}", flush=True)
     transfer = None
     if args.transfer:
-        from citetrain.train.transfer import add_transfers
+        from citetrain.judge_training.transfer import add_transfers
 
         transfer = out / f"{teacher.stem}-transfer.jsonl"
         if not transfer.is_file():  # a resumed call keeps the scored file

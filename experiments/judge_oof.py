@@ -29,7 +29,7 @@ def oof_rows(teacher: Path, dataset: Path) -> dict[str, list[dict]]:
     import datasets
 
     from citetrain.nli.registry import make_engine
-    from citetrain.train.distill import pair_key, read_teacher_rows
+    from citetrain.judge_training.teacher_scores import pair_key, read_teacher_rows
 
     scored = {k: probs for k, (probs, weight) in read_teacher_rows(teacher).items() if weight is None}
     train = datasets.load_from_disk(str(dataset))["train"]

@@ -4,7 +4,7 @@ Each ``--row NAME=RUN[,RUN...]`` names trained runs (``train.output_dir`` folder
 training, one per seed; a run's figures are the ``heldout`` of its ``train_summary.json`` (written
 with ``crossencoder.card: true``: ROC-AUC of the expected support level on every validation pair
 of a source, the mean of the one-vs-one ROC-AUCs on three-level sources; see
-:mod:`citetrain.train.judge_card`), or computed here from its ``final`` model on the validation
+:mod:`citetrain.judge_training.card`), or computed here from its ``final`` model on the validation
 split of ``--dataset`` when the summary lacks them. Prints per source the lexical baseline and each
 row's mean ± sd (sample sd over seeds) with the seeds' values, and whether the last row clears the
 issue's bar: above lexical on WiCE, AttributionBench and ExpertQA, and on WiCE by ``--margin``.
@@ -45,7 +45,7 @@ def figures(run: Path, dataset: Path, alone: bool = False) -> dict[str, dict[str
     if not held:
         import datasets
 
-        from citetrain.train.judge_card import heldout_figures
+        from citetrain.judge_training.card import heldout_figures
 
         held = heldout_figures(run / "final", datasets.load_from_disk(str(dataset))["validation"])
     pick = "model" if alone else "stacked"
@@ -65,7 +65,7 @@ def clause_figures(run: Path, dataset: Path) -> dict[str, dict[str, float]]:
     import torch
 
     from citetrain.nli.registry import make_engine
-    from citetrain.train.judge_card import heldout_figures
+    from citetrain.judge_training.card import heldout_figures
 
     device = "cpu" if not torch.cuda.is_available() else "auto"
     engine = make_engine(f"clauses:classifier:{run / 'final'}", cache=False, progress=False,
@@ -98,7 +98,7 @@ def combined(runs: list[Path], how: str, size: int | None = None,
     (disjoint groups, so the spread over groups is one of independent ensembles); ``alone``: each
     run's saved expected level as it is. ``measure``: another key of
     :func:`~citetrain.metrics.meta.meta_evaluate` than the ROC-AUC (e.g. ``ps_vs_ns``)."""
-    from citetrain.train.judge_card import source_figures
+    from citetrain.judge_training.card import source_figures
 
     tables = read_scores(runs, scores)
     if how.startswith("ensemble"):

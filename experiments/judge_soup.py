@@ -7,7 +7,7 @@ their weights averaged (a uniform "model soup", Wortsman et al. 2022): one model
 inference. This script averages the ``final`` weights of the given runs (every floating tensor;
 integer buffers from the first run), saves the soup as ``OUT/final`` with the first run's config
 and tokenizer, scores it on the validation split of ``--dataset`` as a trained run is scored
-(:func:`citetrain.train.judge_card.heldout_figures`, per-pair scores in
+(:func:`citetrain.judge_training.card.heldout_figures`, per-pair scores in
 ``OUT/heldout_scores.jsonl``) and writes ``OUT/train_summary.json``, so that
 ``experiments/judge_seeds.py --row soup=OUT,...`` reads it like any run.
 Run: ``python experiments/judge_soup.py --out runs/soup-s42 runs/2stage-s42 runs/2stage-r1-s42``.
@@ -78,7 +78,7 @@ def main() -> None:
     import datasets
 
     from citetrain.io.writers import atomic_write_text
-    from citetrain.train.judge_card import heldout_figures
+    from citetrain.judge_training.card import heldout_figures
 
     start = time.perf_counter()
     final = soup(args.runs, args.out)

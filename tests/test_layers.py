@@ -23,8 +23,8 @@ LAYERS = [
     ("builders", "rewards"),
     ("models",),
     ("train",),
-    ("refine", "judges"),
-    ("evaluation", "serve", "distill"),
+    ("refine", "judges", "judge_training"),
+    ("evaluation", "serve", "distill", "runner"),
     ("cli", "quickstart"),
 ]
 RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}

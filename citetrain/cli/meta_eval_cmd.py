@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
     source = args.labelled[0] if len(args.labelled) == 1 else args.labelled
     pairs = read_labelled(source, args.format, skip_invalid=args.skip_invalid)
     if args.split:
-        from citetrain.train.pairs import split_pairs
+        from citetrain.judge_training.pairs import split_pairs
 
         if not 0 < args.split_fraction < 1:
             raise CitetrainError(

@@ -18,7 +18,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--transfer", metavar="BUILD", action="append", help="also score the train "
                    "split of this kind: pairs build (or any dataset folder with premise and "
                    "hypothesis columns) with every run's model (transfer pairs, for a student with "
-                   "crossencoder.built; citetrain.train.transfer); repeatable. With runs that have no "
+                   "crossencoder.built; citetrain.judge_training.transfer); repeatable. With runs that have no "
                    "fold scores, the teacher file holds these pairs alone: a teacher to compress "
                    "the runs' judge into a smaller one")
     p.add_argument("--transfer-weight", type=float, default=1.0, metavar="W",
@@ -45,8 +45,8 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from citetrain.errors import CitetrainError
-    from citetrain.train.teacher_file import start_teacher
-    from citetrain.train.transfer import add_transfers
+    from citetrain.judge_training.teachers import start_teacher
+    from citetrain.judge_training.transfer import add_transfers
 
     if (args.drawn is None) != (args.built_max is None):
         raise CitetrainError("--drawn and --built-max go together: the seeds and the sample size "

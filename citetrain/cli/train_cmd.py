@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     argv, env = launch_command(recipe, args.recipe, args.set)
     if not args.dry_run:
-        from citetrain.train.setup import input_errors
+        from citetrain.runner import input_errors
 
         missing = input_errors(recipe)
         if missing:

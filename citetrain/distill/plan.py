@@ -116,7 +116,7 @@ def finished_build(build_spec: Any, built: Path) -> bool:
 
 def human_step(ctx: Context) -> Step:
     """The recipe's human pairs dataset, made from its labelled files when absent."""
-    from citetrain.train.crossencoder import ensure_pairs
+    from citetrain.judge_training.pairs import ensure_pairs
 
     def call() -> str:
         ensure_pairs(ctx.recipe, True)
@@ -136,7 +136,7 @@ def _copy_human(human: Path, dest: Path) -> None:
     import os
     import shutil
 
-    from citetrain.train.pairs import MANIFEST
+    from citetrain.judge_training.pairs import MANIFEST
 
     if (dest / "dataset" / "dataset_dict.json").is_file():
         return
@@ -217,8 +217,8 @@ def _folds_file(runs: list[Path], out: Path, built: Path, stack: str, weight: fl
     """Write the fold teachers' file through ``OUT.part.jsonl`` (its transfer chunks resume)."""
     import os
 
-    from citetrain.train.teacher_file import start_teacher
-    from citetrain.train.transfer import add_transfers
+    from citetrain.judge_training.teachers import start_teacher
+    from citetrain.judge_training.transfer import add_transfers
 
     part = out.with_name(out.stem + ".part.jsonl")
     started = start_teacher(runs, part, stack, [built])
@@ -236,7 +236,7 @@ def _folds_file(runs: list[Path], out: Path, built: Path, stack: str, weight: fl
 
 def engine_file_step(ctx: Context) -> Step:
     """An NLI or LLM engine's teacher file: it reads the human training pairs and the built
-    pairs (:mod:`citetrain.train.engine_teacher`)."""
+    pairs (:mod:`citetrain.judge_training.teachers`)."""
     t = ctx.spec.teacher
     if t.nli is not None:
         name, options = t.nli.engine, dict(t.nli.options)
@@ -250,8 +250,8 @@ def engine_file_step(ctx: Context) -> Step:
 
     def call() -> str:
         from citetrain.nli.registry import make_engine
-        from citetrain.train.engine_teacher import write_engine_teacher
-        from citetrain.train.transfer import drawn_keys
+        from citetrain.judge_training.teachers import write_engine_teacher
+        from citetrain.judge_training.transfer import drawn_keys
 
         engine = make_engine(name, cache=str(cache), batch_size=batch, progress=False, **options)
         only = drawn_keys(ctx.built, drawn[1], drawn[0]) if drawn else None

@@ -3,7 +3,7 @@
 ``student``: the recipe trained on the teacher file and the built pairs. ``prune``: its
 feed-forward blocks narrowed without training (:func:`~citetrain.judges.narrow.prune_judge`).
 ``teach-back-file`` and ``teach-back``: the student reads the pairs
-(:func:`~citetrain.train.self_teacher.write_self_teacher`), and the pruned judge trains on that
+(:func:`~citetrain.judge_training.teachers.write_self_teacher`), and the pruned judge trains on that
 reading at teacher weight 1. ``export``: the last judge as ONNX or OpenVINO
 (:func:`~citetrain.judges.export.export_judge`).
 """
@@ -61,13 +61,13 @@ def teach_back_steps(ctx: Context) -> list[Step]:
     judge, file, run = ctx.out / "student", ctx.out / "teach-back.jsonl", ctx.out / "teach-back"
 
     def call() -> str:
-        from citetrain.train.self_teacher import write_self_teacher
+        from citetrain.judge_training.teachers import write_self_teacher
 
         write_self_teacher(judge, file, ctx.human, ctx.built, [s.seed], s.built_max, t.dtype)
         return f"the student's reading -> {file}"
 
     read = Step("teach-back-file", f"the student reads the human and built pairs -> {file}",
-                "(in process) citetrain.train.self_teacher.write_self_teacher: the student "
+                "(in process) citetrain.judge_training.teachers.write_self_teacher: the student "
                 f"reads the train splits of {ctx.human} and {ctx.built}",
                 [file], {"dtype": t.dtype, "seed": s.seed, "built_max": s.built_max},
                 after=["student", "pairs"], call=call,

@@ -1,6 +1,6 @@
 """Finished chunks of a long job, kept in partial files beside its output so that a killed run
 resumes without doing a finished chunk again: generation (:mod:`citetrain.evaluation.generate`)
-and the teachers' scores of transfer pairs (:mod:`citetrain.train.transfer`).
+and the teachers' scores of transfer pairs (:mod:`citetrain.judge_training.transfer`).
 
 One file per process: ``<output stem>.rank-R.partial.jsonl``, a header line (what the run reads
 and its settings: input files' sha256, checkpoint, models) then one ``{"chunk", "ids", "outputs"}``

@@ -159,6 +159,16 @@ LABELLED_CONVERTERS: dict[str, Callable[[dict[str, Any], int], list[Row]]] = {
     "expertqa": convert_expertqa_claims,
 }
 
+# Sources that derive training pairs rather than carry human labels, by the name a
+# ``crossencoder.labelled`` entry gives them (``FORMAT:PATH``); their readers live with the judge's
+# training (``citetrain.judge_training.pairs``), which checks it reads exactly these.
+DERIVED_FORMATS = ("wice_tokens", "synth", "refiner", "gold", "wice_evidence")
+
+
+def source_formats() -> set[str]:
+    """The ``FORMAT`` names a ``crossencoder.labelled`` entry may start with."""
+    return {*LABELLED_CONVERTERS, *DERIVED_FORMATS}
+
 
 def detect_labelled_format(item: dict[str, Any]) -> str | None:
     """The labelled format an item's keys identify, or ``None``."""

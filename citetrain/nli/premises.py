@@ -1,6 +1,6 @@
 """How a cross-encoder reads a premise too long for its window (``premise="select"``) and its
 statement's coverage hint: the sentences of the premise that best cover the statement's content
-words, in page order (:func:`select_evidence`). The trainer (:mod:`citetrain.train.crossencoder`),
+words, in page order (:func:`select_evidence`). The trainer (:mod:`citetrain.judge_training.trainer`),
 the classifier backend (:mod:`citetrain.nli.classifier`) and the refiner's pair scoring read pairs
 through :func:`read_pairs`, so a judge is read as it was trained.
 """

@@ -82,7 +82,7 @@ def train(plan: Plan, validation: list[Record], log: Log = print) -> dict[str, A
     from citetrain.io.writers import restore_old_dir
     from citetrain.nli.registry import make_engine
     from citetrain.quickstart.callback import PairRefinerScoreCallback
-    from citetrain.train.crossencoder import train_crossencoder
+    from citetrain.runner import run_recipe
     from citetrain.models.pkg import resolve_model_path
 
     done = plan.run_dir / "quickstart_train.json"
@@ -96,7 +96,7 @@ def train(plan: Plan, validation: list[Record], log: Log = print) -> dict[str, A
                                   max_length=recipe.data.max_length)
     before = cb.f1(validation)  # step 0: the answers as the generator cited them
     cb.history.append({"step": 0, **before})
-    summary = train_crossencoder(recipe, extra_callbacks=(cb,))
+    summary = run_recipe(recipe, extra_callbacks=(cb,))
     result = {"steps": summary["steps"], "seconds": summary["seconds"],
               "train_pairs": summary["train_pairs"], "parameters": summary["parameters"],
               "final": summary["final"], "losses": cb.losses, "inloop": cb.history}

@@ -1,7 +1,8 @@
-"""``python -m citetrain.train RECIPE``: see :mod:`citetrain.train.run`."""
+"""``python -m citetrain.train RECIPE``: one training run (the parser is
+:mod:`citetrain.cli.recipe_run`, with every other parser)."""
 import sys
 
-from citetrain.train.run import main
+from citetrain.cli.recipe_run import main
 
 if __name__ == "__main__":
     sys.exit(main())

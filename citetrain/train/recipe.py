@@ -15,7 +15,7 @@ from citetrain.train.recipe_schema import MOVED, Recipe
 
 def _resolve_labelled(entry: str, bases: tuple[Path, ...]) -> str:
     """``PATH`` or ``FORMAT:PATH`` with PATH resolved like the recipe's other paths."""
-    from citetrain.train.pairs import source_formats
+    from citetrain.io.labelled import source_formats
 
     fmt, sep, value = entry.partition(":")
     if not sep or fmt not in source_formats():

@@ -92,7 +92,7 @@ def _not_full_errors(r: Recipe) -> list[str]:
     c = r.crossencoder
     if not c.not_full:
         return []
-    from citetrain.train.pairs import source_formats
+    from citetrain.io.labelled import source_formats
 
     formats = source_formats()
     unknown = [n for n in c.not_full if n not in formats | set(c.labelled or [])]

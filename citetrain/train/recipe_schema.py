@@ -15,7 +15,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from citetrain.models.tiny import TinySpec
 from citetrain.nli.clauses import READS
 from citetrain.nli.hints import HINT_MODES
-from citetrain.train.targets import TEACHER_LOSSES
+
+TEACHER_LOSSES = ("ce", "logits")  # distill.teacher_loss: judge_training.targets reads them
 
 
 class _Section(BaseModel):
@@ -194,7 +195,7 @@ class CrossEncoderSection(_Section):
 
 
 class DistillSection(_Section):
-    """``kind: crossencoder``, distillation (citetrain/train/distill.py): a teacher run leaves fold
+    """``kind: crossencoder``, distillation (citetrain/judge_training/teacher_scores.py): a teacher run leaves fold
     ``fold`` of ``folds`` (by hash of the claim, crossencoder.split_seed) out of training and
     scores it; a student trains on the merged teacher file's probabilities, mixed with the label
     by ``teacher_weight``."""

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import Any, Sequence
 
-from citetrain.builders import prompts as P
-from citetrain.builders.sets import attach_marks
 from citetrain.metrics.base import f1, mean
 from citetrain.metrics.itercoe import parse_itercoe
 from citetrain.records import Record
+from citetrain.text import prompts as P
+from citetrain.text.marks import attach_marks
 from citetrain.text.statements import statements
 
 

@@ -40,7 +40,7 @@ class Session:
 
 def prepare(recipe: Recipe, extra_callbacks: tuple[Any, ...] = (), *,
             completion_key: str | None = "completion") -> Session:
-    """Data (built first when missing), base model, tokenizer, resume point and in-loop scorer.
+    """Data, base model, tokenizer, resume point and in-loop scorer.
     ``completion_key``: the column whose prompt + text must fit ``data.max_length`` (``None``:
     the prompt alone, for GRPO, which samples its completions)."""
     import torch
@@ -49,8 +49,7 @@ def prepare(recipe: Recipe, extra_callbacks: tuple[Any, ...] = (), *,
     state = PartialState(cpu=recipe.train.use_cpu or not torch.cuda.is_available())
     out = Path(recipe.train.output_dir)
     out.mkdir(parents=True, exist_ok=True)
-    with state.main_process_first():
-        data_path = S.ensure_dataset(recipe, state.is_main_process)
+    data_path = S.dataset_path(recipe)
     train_set, eval_set = S.load_splits(recipe, data_path)
     with state.main_process_first():
         base = S.base_model_path(recipe, train_set, state.is_main_process)

@@ -13,23 +13,11 @@ MODEL_CARD = "citetrain_recipe.json"
 
 
 def input_errors(recipe: Recipe) -> list[str]:
-    """The missing inputs a run would stop on (the dataset, or what it is built from), found
-    before anything is launched."""
-    d, c = recipe.data, recipe.crossencoder
-    if recipe.kind == "crossencoder" and c.built:
-        from citetrain.train.pairs import built_dataset_path
-
-        missing = [f"crossencoder.built: {b} holds no pairs dataset (build it with `citetrain "
-                   "build SPEC`, kind pairs)" for b in c.built if built_dataset_path(b) is None]
-        if missing:
-            return missing
+    """The missing inputs an LM run would stop on (the dataset, or the build spec it is made
+    from), found before anything is launched."""
+    d = recipe.data
     if (Path(d.dataset) / "dataset_dict.json").is_file():
         return []
-    if recipe.kind == "crossencoder":  # the recipe's own rules ask for crossencoder.labelled here
-        from citetrain.train.pairs import parse_source
-
-        return [f"crossencoder.labelled: {path} not found" for path in
-                (parse_source(e)[1] for e in c.labelled or []) if not Path(path).exists()]
     if d.build is None:
         return [f"data.dataset: {d.dataset} is not a dataset folder (build one with "
                 "`citetrain build SPEC`, or give data.build)"]
@@ -38,23 +26,14 @@ def input_errors(recipe: Recipe) -> list[str]:
     return []
 
 
-def ensure_dataset(recipe: Recipe, main: bool) -> Path:
-    """The dataset folder; built from ``data.build`` first when it is missing (main process)."""
+def dataset_path(recipe: Recipe) -> Path:
+    """``data.dataset``, which the run's entry point built before training when it was missing
+    (:func:`citetrain.cli.recipe_run.prepare_data`)."""
     path = Path(recipe.data.dataset)
-    if (path / "dataset_dict.json").is_file():
-        return path
-    if recipe.data.build is None:
-        raise CitetrainError(input_errors(recipe)[0])
-    if main:
-        from citetrain.builders.pipeline import build
-        from citetrain.builders.spec import load_spec
-
-        spec = load_spec(recipe.data.build)
-        spec.out = str(path.parent)
-        build(spec, progress=True)
-        if not (path / "dataset_dict.json").is_file():
-            raise CitetrainError(f"data.build wrote {path.parent} but data.dataset is {path}: "
-                                 f"point data.dataset at {path.parent / 'dataset'}")
+    if not (path / "dataset_dict.json").is_file():
+        raise CitetrainError((input_errors(recipe) or [
+            f"data.dataset: {path} is not a dataset folder (build one with `citetrain build "
+            "SPEC`)"])[0])
     return path
 
 

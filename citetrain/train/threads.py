@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 
 USER_THREADS = "CITETRAIN_USER_THREADS"  # set by `citetrain train` when OMP_NUM_THREADS was the user's
 
@@ -42,3 +43,15 @@ def one_thread_warning(threads: int, local_processes: int, cores: int | None = N
             "(`accelerate launch` without --cpu sets OMP_NUM_THREADS=1): pass "
             f"--num_cpu_threads_per_process {share} to accelerate launch, or start the run with "
             "`citetrain train RECIPE`, which does")
+
+
+def thread_notice(recipe: Any) -> str | None:
+    """On a CPU run, the notice of :func:`one_thread_warning` for this
+    process (printed once per machine by the run's entry point)."""
+    import os
+
+    import torch
+
+    if (torch.cuda.is_available() and not recipe.train.use_cpu) or os.environ.get(USER_THREADS):
+        return None
+    return one_thread_warning(torch.get_num_threads(), int(os.environ.get("LOCAL_WORLD_SIZE", "1")))

@@ -49,9 +49,9 @@ def test_start_must_be_a_model_folder(tmp_path, monkeypatch):
 
 def test_the_teacher_file_holds_every_human_pair_and_the_drawn_built_ones(tmp_path, monkeypatch):
     from citetrain.nli.base import NLIResult
-    from citetrain.train.distill import pair_key, read_teacher_rows
-    from citetrain.train.transfer import drawn_keys, transfer_pairs
-    from tests.train.test_built_pairs import write_built
+    from citetrain.judge_training.teacher_scores import pair_key, read_teacher_rows
+    from citetrain.judge_training.transfer import drawn_keys, transfer_pairs
+    from tests.judge_training.test_built_pairs import write_built
 
     human = write_built(tmp_path / "h", 12) / "dataset"  # 7 training pairs
     built = write_built(tmp_path / "b", 45)  # 40, of which each student draws 5
@@ -64,7 +64,7 @@ def test_the_teacher_file_holds_every_human_pair_and_the_drawn_built_ones(tmp_pa
         def results(self, pairs):
             return [NLIResult(0.7, True, (0.7, 0.2, 0.1)) for _ in pairs]
 
-    monkeypatch.setattr("citetrain.train.transfer._load",
+    monkeypatch.setattr("citetrain.judge_training.transfer._load",
                         lambda final, read="whole", dtype="auto": loads.append(dtype) or Fixed())
     teacher = tmp_path / "out" / "teacher.jsonl"
     teacher.parent.mkdir()
@@ -74,7 +74,7 @@ def test_the_teacher_file_holds_every_human_pair_and_the_drawn_built_ones(tmp_pa
     assert set(rows) == want
     assert all(probs == [0.1, 0.2, 0.7] and weight == 1.0 for probs, weight in rows.values())
     assert loads == ["bf16", "bf16"] and not teacher.with_suffix(".tmp").exists()
-    monkeypatch.setattr("citetrain.train.transfer._load", lambda *a: pytest.fail("read again"))
+    monkeypatch.setattr("citetrain.judge_training.transfer._load", lambda *a: pytest.fail("read again"))
     jcomp.self_teacher(judge, teacher, human, built, [42, 1], 5, "bf16")  # kept as it is
 
 
@@ -91,15 +91,15 @@ def _fixed_judge(tmp_path, monkeypatch):
             read.append(len(pairs))
             return [NLIResult(0.7, True, (0.7, 0.2, 0.1)) for _ in pairs]
 
-    monkeypatch.setattr("citetrain.train.transfer._load", lambda *a, **k: Fixed())
+    monkeypatch.setattr("citetrain.judge_training.transfer._load", lambda *a, **k: Fixed())
     return judge, read
 
 
 def test_a_killed_teacher_file_resumes_without_reading_again(tmp_path, monkeypatch):
-    from citetrain.train.distill import read_teacher_rows
-    from citetrain.train.teacher_file import start_teacher
-    from citetrain.train.transfer import add_transfers
-    from tests.train.test_built_pairs import write_built
+    from citetrain.judge_training.teacher_scores import read_teacher_rows
+    from citetrain.judge_training.teachers import start_teacher
+    from citetrain.judge_training.transfer import add_transfers
+    from tests.judge_training.test_built_pairs import write_built
 
     human = write_built(tmp_path / "h", 12) / "dataset"
     built = write_built(tmp_path / "b", 45)

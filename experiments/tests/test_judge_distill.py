@@ -116,7 +116,7 @@ def test_a_transfer_run_scores_the_build_with_every_fold_teacher_then_trains_stu
     """``--transfer`` end to end with the runs faked: the merged teacher file gets the build's
     pairs read by all the fold teachers, and the mixed students are handed that file."""
     from citetrain.nli.base import NLIResult
-    from tests.train.test_built_pairs import write_built
+    from tests.judge_training.test_built_pairs import write_built
 
     built = write_built(tmp_path / "built", 10)  # 5 train pairs, all distinct
     out = tmp_path / "runs"
@@ -139,7 +139,7 @@ def test_a_transfer_run_scores_the_build_with_every_fold_teacher_then_trains_stu
 
     monkeypatch.setattr(jd, "prepare", lambda human: None)
     monkeypatch.setattr(jd, "run_all", fake_run_all)
-    monkeypatch.setattr("citetrain.train.judge_card.load_judge",
+    monkeypatch.setattr("citetrain.judge_training.card.load_judge",
                         lambda final, read="whole", dtype="auto": Fixed())
     monkeypatch.setattr("judge_seeds.print_table", lambda table: None)
     monkeypatch.setattr(sys, "argv", ["judge_distill.py", "--out", str(out), "--seeds", "7",
@@ -158,7 +158,7 @@ def test_a_transfer_run_scores_the_build_with_every_fold_teacher_then_trains_stu
     assert "crossencoder.built_max=3" in mixed["sets"] and mixed["built"]
     assert {j["name"] for j in started} >= {"2stage-mixed-kd50-s7", "built-s7", "teach-f1-s7"}
     # --transfer-drawn: a fresh call scores only the 3 built pairs seed 7's students draw
-    from citetrain.train.transfer import drawn_keys
+    from citetrain.judge_training.transfer import drawn_keys
 
     monkeypatch.setattr(sys, "argv", sys.argv[:2] + [str(tmp_path / "drawn")] + sys.argv[3:]
                         + ["--transfer-drawn"])

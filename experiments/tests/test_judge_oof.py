@@ -10,7 +10,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "experiments"))
 
 import judge_oof as jo  # noqa: E402
-from citetrain.train.distill import pair_key  # noqa: E402
+from citetrain.judge_training.teacher_scores import pair_key  # noqa: E402
 
 PREMISE = "The cat sat on the mat near the door."
 # (hypothesis, label): lexical recall 1, 1, 0.5, 0 (content words found in the premise)

@@ -9,7 +9,7 @@ from citetrain.builders.refiner_pairs import (HARD_NEGATIVES, RANDOM_NEGATIVES, 
 from citetrain.errors import CitetrainError
 from citetrain.io.labelled import split_key
 from citetrain.records import Doc, format_doc
-from citetrain.train.pairs import read_source
+from citetrain.judge_training.pairs import read_source
 
 CLAIM = "The mill at Stonebridge ground wheat for the village until 1921."
 # 30 sentences: 3 and 7 are the annotated support; 10..19 share "wheat" (one content word) and

@@ -16,7 +16,7 @@ def test_meta_eval_split_keeps_one_side_of_the_recipe_split(tmp_path, capsys):
     import json
 
     from citetrain.io.labelled import read_labelled
-    from citetrain.train.pairs import split_key
+    from citetrain.judge_training.pairs import split_key
 
     rows = [{"id": f"r{i}", "claim": f"claim {i % 30}", "references": [f"ref {i}"],
              "attribution_label": "attributable" if i % 2 else "not attributable"}

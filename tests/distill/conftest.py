@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.train.test_built_pairs import write_built
-from tests.train.test_crossencoder import build_tiny_bert, wice_oracle_rows, write_jsonl
+from tests.judge_training.test_built_pairs import write_built
+from tests.judge_training.test_trainer import build_tiny_bert, wice_oracle_rows, write_jsonl
 
 
 @pytest.fixture(scope="session")

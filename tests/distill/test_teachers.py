@@ -1,4 +1,4 @@
-"""Teachers that are not trained here (:mod:`citetrain.train.engine_teacher`): an NLI engine or
+"""Teachers that are not trained here (:mod:`citetrain.judge_training.teachers`): an NLI engine or
 an LLM judge reads the human training pairs and the built pairs into a teacher file, resumably;
 and the run slots the fold teachers get (:mod:`citetrain.distill.runs`)."""
 from __future__ import annotations
@@ -10,9 +10,9 @@ import pytest
 from citetrain.distill.run import plan
 from citetrain.distill.runs import describe, slots
 from citetrain.distill.spec import load_spec
-from citetrain.train.distill import pair_key, read_teacher_rows
-from citetrain.train.engine_teacher import teacher_rows, write_engine_teacher
-from citetrain.train.transfer import drawn_keys, transfer_pairs
+from citetrain.judge_training.teacher_scores import pair_key, read_teacher_rows
+from citetrain.judge_training.teachers import teacher_rows, write_engine_teacher
+from citetrain.judge_training.transfer import drawn_keys, transfer_pairs
 from tests.distill.conftest import write_spec
 
 

@@ -18,7 +18,7 @@ def generator(tmp_path_factory) -> str:
     from citetrain.builders.pipeline import build
     from citetrain.builders.spec import BuildSpec
     from citetrain.train.recipe import load_recipe
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     root = tmp_path_factory.mktemp("generator")
     spec = BuildSpec.model_validate({

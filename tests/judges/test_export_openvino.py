@@ -21,7 +21,7 @@ from citetrain.judges.openvino_ir import calibration_pairs  # noqa: E402
 from citetrain.judges.registry import make_judge  # noqa: E402
 from citetrain.metrics.meta import meta_evaluate  # noqa: E402
 from citetrain.nli.classifier import ClassifierNLI  # noqa: E402
-from citetrain.train.judge_card import auc  # noqa: E402
+from citetrain.judge_training.card import auc  # noqa: E402
 from tests.judges.export_fixtures import build_export_judge, validation_pairs  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]

@@ -64,7 +64,7 @@ def test_tiny_generative_judge_end_to_end(judge_data, tmp_path):
     from citetrain.judges.registry import make_judge
     from citetrain.train.recipe import load_recipe
     from citetrain.text.statements import statements
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     sets = {"model.name_or_path": "null", "model.gradient_checkpointing": "false",
             "model.tiny": "{family: qwen2, hidden_size: 32, intermediate_size: 64, num_hidden_layers: 1, "

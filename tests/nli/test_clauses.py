@@ -96,7 +96,7 @@ def test_a_saved_classifier_read_clause_by_clause(tmp_path):
     import datasets
 
     from citetrain.nli.classifier import ClassifierNLI
-    from citetrain.train.judge_card import heldout_figures
+    from citetrain.judge_training.card import heldout_figures
     from tests.nli.tiny_models import build_bert_classifier
 
     path = build_bert_classifier(tmp_path / "j", ("not_supported", "partially_supported",

@@ -75,7 +75,7 @@ def main(argv: list[str]) -> int:
     _instrument_nli()
     if mode == "train":
         _instrument_saves()
-        from citetrain.train.run import main as train_main
+        from citetrain.cli.recipe_run import main as train_main
 
         return train_main(rest)
     from citetrain.cli.main import main as cli_main

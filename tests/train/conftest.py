@@ -26,14 +26,3 @@ def tiny_overrides(data: Path, out: Path, **extra) -> list[str]:
             "train.save_steps": 3, "train.logging_steps": 1, "eval.steps": 3, "eval.subset": 8,
             "eval.max_new_tokens": 6, "train.batch_size": 4, **extra}
     return [f"{k}={v}" for k, v in sets.items()]
-
-
-@pytest.fixture(scope="module")
-def tiny_bert(tmp_path_factory) -> Path:
-    """A two-layer BERT classifier with a tokenizer trained on the cross-encoder tests' toy rows."""
-    from tests.train.test_crossencoder import build_tiny_bert, toy_rows
-
-    rows = toy_rows(40)
-    corpus = [" ".join(r["references"]) + " " + r["claim"] for r in rows]
-    corpus += ["claim chunk of says it"] * 3
-    return build_tiny_bert(tmp_path_factory.mktemp("bert") / "base", corpus)

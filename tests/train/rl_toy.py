@@ -8,8 +8,8 @@ import json
 import random
 from pathlib import Path
 
-from citetrain.builders.prompts import refiner_prompt, render_ids
 from citetrain.records import Doc, Record
+from citetrain.text.prompts import refiner_prompt, render_ids
 
 NAMES = ["Arlo", "Bexa", "Corin", "Dalma", "Evon", "Fira", "Galen", "Hessa", "Ivor", "Jura"]
 THINGS = ["river", "tower", "market", "bridge", "garden", "harbour", "school", "castle"]

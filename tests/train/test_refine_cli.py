@@ -8,7 +8,7 @@ from citetrain.cli.main import main
 from citetrain.io.readers import read_records
 from citetrain.text.marks import strip_marks
 from citetrain.train.recipe import load_recipe
-from citetrain.train.run import train
+from citetrain.runner import run_recipe as train
 
 from .conftest import REPO, tiny_overrides
 

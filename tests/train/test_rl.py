@@ -14,7 +14,7 @@ import yaml
 
 from citetrain.train.callbacks import check_adapter
 from citetrain.train.recipe import load_recipe
-from citetrain.train.run import train
+from citetrain.runner import run_recipe as train
 
 from .conftest import REPO
 from .rl_toy import write_toy_set

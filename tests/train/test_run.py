@@ -10,7 +10,8 @@ from transformers import TrainerCallback
 
 from citetrain.errors import CitetrainError
 from citetrain.train.recipe import load_recipe
-from citetrain.train.run import check_completion_mask, train
+from citetrain.runner import run_recipe as train
+from citetrain.train.sft import check_completion_mask
 
 from .conftest import REPO, tiny_overrides
 
@@ -93,7 +94,7 @@ def test_completion_mask_checks():
 
 def test_module_entry_points_have_help(capsys):
     from citetrain.build import run as build_main
-    from citetrain.train.run import main
+    from citetrain.cli.recipe_run import main
 
     for entry in (main, build_main):
         with pytest.raises(SystemExit) as e:
@@ -103,7 +104,7 @@ def test_module_entry_points_have_help(capsys):
 
 
 def test_bad_recipe_is_one_line_and_exit_2(tmp_path, capsys):
-    from citetrain.train.run import main
+    from citetrain.cli.recipe_run import main
 
     bad = tmp_path / "r.yaml"
     bad.write_text("name: t\nkind: refiner\nmodel: {tiny: {}}\ndata: {dataset: d}\ntrian: {}\n")

@@ -33,7 +33,7 @@ def test_cpu_cores_counts_the_affinity():
 def test_a_run_started_with_one_thread_says_so(tmp_path, monkeypatch):
     """``python -m citetrain.train`` under OMP_NUM_THREADS=1 (what a bare ``accelerate launch``
     gives) prints the notice before training; with its share of the cores it prints none."""
-    code = ("import sys; from citetrain.train.run import thread_notice; "
+    code = ("import sys; from citetrain.train.threads import thread_notice; "
             "from citetrain.train.recipe_schema import Recipe; "
             "r = Recipe.model_validate({'name': 't', 'kind': 'refiner', 'model': {'tiny': {}}, "
             "'data': {'dataset': 'x'}, 'train': {'output_dir': 'o', 'use_cpu': True}}); "

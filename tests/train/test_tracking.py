@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from citetrain.train.recipe import load_recipe
-from citetrain.train.run import train
+from citetrain.runner import run_recipe as train
 
 from .conftest import REPO, tiny_overrides
 

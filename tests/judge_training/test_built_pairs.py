@@ -8,7 +8,7 @@ import pytest
 
 from citetrain.config import ConfigError
 from citetrain.train.recipe import validate_recipe
-from tests.train.test_crossencoder import recipe_data, toy_rows, write_jsonl
+from tests.judge_training.test_trainer import recipe_data, toy_rows, write_jsonl
 
 
 def write_built(folder: Path, n: int) -> Path:
@@ -39,7 +39,7 @@ def write_built(folder: Path, n: int) -> Path:
 def test_training_pairs_built_alone_beside_human_and_sampled(tmp_path):
     import datasets
 
-    from citetrain.train.pairs import COLUMNS, training_pairs
+    from citetrain.judge_training.pairs import COLUMNS, training_pairs
 
     built = write_built(tmp_path / "built", 45)
     human = datasets.Dataset.from_dict({"premise": ["a"] * 3, "hypothesis": ["b"] * 3,
@@ -83,7 +83,7 @@ def test_recipe_rules_for_built_pairs(tmp_path):
 
 
 def test_a_missing_built_set_is_found_before_launch(tmp_path):
-    from citetrain.train.setup import input_errors
+    from citetrain.runner import input_errors
 
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(10))
     data = recipe_data(tmp_path, [f"attributionbench:{ab}"], tmp_path)
@@ -96,7 +96,7 @@ def test_a_missing_built_set_is_found_before_launch(tmp_path):
 def test_stage_one_trains_on_built_pairs_and_validates_on_human_ones(tiny_bert, tmp_path):
     """Stage 1 (built pairs only, in-loop meta-evaluation on the human validation claims), then
     stage 2 from stage 1's model on the human pairs; the card names the built set."""
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     built = write_built(tmp_path / "built", 45)
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(40))

@@ -13,7 +13,7 @@ from typing import Any
 
 from citetrain.errors import CitetrainError
 from citetrain.train import setup as S
-from citetrain.train.pairs import LABEL_NAMES
+from citetrain.judge_training.pairs import LABEL_NAMES
 from citetrain.train.recipe_schema import Recipe
 
 PRUNE_SAMPLE = 256  # training pairs whose tokens measure the feed-forward units' use

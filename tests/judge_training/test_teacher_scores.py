@@ -1,6 +1,6 @@
-"""Distillation of cross-encoder judges (:mod:`citetrain.train.distill`): folds of whole claims,
+"""Distillation of cross-encoder judges (:mod:`citetrain.judge_training.teacher_scores`): folds of whole claims,
 teacher runs that score the fold they left out, the merged teacher file, and a student trained
-on it, end to end on a tiny BERT (its targets and loss: tests/train/test_targets.py)."""
+on it, end to end on a tiny BERT (its targets and loss: tests/judge_training/test_targets.py)."""
 from __future__ import annotations
 
 import json
@@ -11,10 +11,10 @@ import pytest
 
 from citetrain.config import ConfigError
 from citetrain.errors import CitetrainError
-from citetrain.train.distill import (claim_keys, fold_of, fold_split, merge_teachers, missing_folds,
+from citetrain.judge_training.teacher_scores import (claim_keys, fold_of, fold_split, merge_teachers, missing_folds,
                                      read_teacher)
 from citetrain.train.recipe import validate_recipe
-from tests.train.test_crossencoder import recipe_data, wice_oracle_rows, write_jsonl
+from tests.judge_training.test_trainer import recipe_data, wice_oracle_rows, write_jsonl
 
 
 def _rows(groups: list[str]):
@@ -140,7 +140,7 @@ def test_distillation_recipe_rules(tmp_path):
 def test_teachers_score_their_fold_and_a_student_trains_on_them(tiny_bert, tmp_path, capsys):
     from datasets import load_from_disk
 
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(40))
     files = []
@@ -204,8 +204,8 @@ def _fold_read_clause_by_clause(final: Path, tmp_path: Path) -> None:
     import datasets
 
     from citetrain.text.segments import clause_segments
-    from citetrain.train.distill import write_fold_scores
-    from citetrain.train.judge_card import load_judge
+    from citetrain.judge_training.teacher_scores import write_fold_scores
+    from citetrain.judge_training.card import load_judge
 
     two = "claim 3 says w3, and claim 4 says w4 which is chunk 1"
     held = datasets.Dataset.from_dict({

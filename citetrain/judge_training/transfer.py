@@ -1,7 +1,7 @@
 """Transfer pairs for distillation: pairs the teachers never trained on, read by all of them.
 
 A student distilled on the human pairs alone sees each pair's out-of-fold teacher scores once
-(:mod:`citetrain.train.distill`); what the teachers' ensemble knows beyond those 3,700 pairs never
+(:mod:`citetrain.judge_training.teacher_scores`); what the teachers' ensemble knows beyond those 3,700 pairs never
 reaches it. Transfer pairs carry more of it (Hinton et al. 2015 train the student on a *transfer
 set*): the train split of a ``kind: pairs`` build (real passages, claims made from them), which no
 teacher trained on, so every teacher may score every pair, and the average is the ensemble's
@@ -77,9 +77,9 @@ def transfer_pairs(build: str | Path, split: str = "train") -> list[tuple[str, s
 def drawn_keys(build: str | Path, built_max: int, seeds: Iterable[int]) -> set[str]:
     """The pair keys of the built pairs that students of these ``seeds`` train on with
     ``crossencoder.built: [build]`` and ``crossencoder.built_max: built_max`` (the seeded sample of
-    :func:`~citetrain.train.pairs.training_pairs`): what their teacher file needs to hold."""
-    from citetrain.train.distill import pair_key
-    from citetrain.train.pairs import training_pairs
+    :func:`~citetrain.judge_training.pairs.training_pairs`): what their teacher file needs to hold."""
+    from citetrain.judge_training.teacher_scores import pair_key
+    from citetrain.judge_training.pairs import training_pairs
 
     keys: set[str] = set()
     for seed in seeds:
@@ -91,8 +91,8 @@ def drawn_keys(build: str | Path, built_max: int, seeds: Iterable[int]) -> set[s
 def average_scores(finals: list[Path], pairs: list[tuple[str, str]],
                    engine: Any = None) -> list[list[float]]:
     """Per pair, the teachers' support probabilities (no, partial, full) averaged over ``finals``;
-    ``engine(final)`` loads a judge (default :func:`~citetrain.train.judge_card.load_judge`)."""
-    from citetrain.train.distill import LEVELS
+    ``engine(final)`` loads a judge (default :func:`~citetrain.judge_training.card.load_judge`)."""
+    from citetrain.judge_training.teacher_scores import LEVELS
 
     engine = engine or _load
     sums = [[0.0] * LEVELS for _ in pairs]
@@ -118,7 +118,7 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
     pairs' out-of-fold scores) are kept as they are, and a build the file holds whole is an
     error unless ``missing_ok`` (a resumed chain of builds: nothing to add, ``pairs`` 0). ``read``: how the models read the statements
     (``whole`` or ``clauses``, as the teachers read their folds; the default ``engine`` is
-    :func:`~citetrain.train.judge_card.load_judge` with it and ``dtype``, the weights': ``bf16``
+    :func:`~citetrain.judge_training.card.load_judge` with it and ``dtype``, the weights': ``bf16``
     on a CPU that multiplies it natively). Scored ``chunk`` pairs at a time, resumable (module
     docstring); written atomically; returns ``{"pairs", "teachers", "weight", "resumed"}``
     (``resumed``: pairs a killed run had scored already)."""
@@ -126,7 +126,7 @@ def add_transfer(teacher: str | Path, runs: Iterable[str | Path], build: str | P
 
     from citetrain.io.chunks import ChunkStore, ids_sha256
     from citetrain.io.writers import atomic_write_text
-    from citetrain.train.distill import pair_key, read_teacher
+    from citetrain.judge_training.teacher_scores import pair_key, read_teacher
 
     if not 0.0 <= weight <= 1.0:
         raise CitetrainError(f"--transfer-weight {weight} is outside [0, 1]")
@@ -200,7 +200,7 @@ def add_transfers(teacher: str | Path, runs: list[str | Path], builds: list[str 
 
 
 def _load(final: Path, read: str = "whole", dtype: str = "auto") -> Any:
-    from citetrain.train.judge_card import load_judge
+    from citetrain.judge_training.card import load_judge
 
     return load_judge(final, read, dtype)
 

@@ -9,6 +9,7 @@ ROC-AUC, binary on two-level sources, the mean of the one-vs-one ROC-AUCs on thr
 """
 from __future__ import annotations
 
+import json
 import math
 import time
 from collections import defaultdict
@@ -192,3 +193,31 @@ def card_section(figures: dict[str, Any]) -> str:
                   "docs/results/index.md, \"Judges\"); `python bench/judge_export.py "
                   "--crossencoder THIS_FOLDER` measures both for this one."]
     return "\n".join(lines) + "\n"
+
+
+def card_sections(summary: dict[str, Any]) -> str:
+    """The model card's sections of a cross-encoder judge's run (Markdown): held-out figures,
+    built pairs, teacher, coarse labels and fold, as the run's ``summary`` has them."""
+    extra = ""
+    if summary.get("heldout"):
+        extra += "\n" + card_section(summary["heldout"])
+    if summary.get("built"):
+        extra += ("\n## Built training pairs (`crossencoder.built`)\n\n```json\n"
+                  + json.dumps(summary["built"], indent=2) + "\n```\n")
+    if summary.get("teacher"):
+        t = summary["teacher"]
+        extra += (f"\n## Distilled (`distill.teacher`)\n\n{t['pairs']} training pairs read "
+                  f"{t['weight']:g}·teacher + {1 - t['weight']:g}·label from `{t['file']}` "
+                  f"(sha256 {t.get('sha256', '?')})"
+                  + (f"; {t['transfer_pairs']} of them transfer pairs, read with the file's own "
+                     "weight" if t.get("transfer_pairs") else "") + ".\n")
+    if summary.get("not_full"):
+        n = summary["not_full"]
+        extra += (f"\n## Coarse labels (`crossencoder.not_full`)\n\n{n['labels']} training labels 0 of "
+                  f"{', '.join(n['sources'])} trained as \"not fully supported\" (level 0 or 1).\n")
+    if summary.get("fold"):
+        f = summary["fold"]
+        extra += (f"\n## A teacher (`distill.folds`)\n\nFold {f['fold']} of {f['folds']} of the "
+                  f"training claims left out of training; its {f['pairs']} pairs scored in "
+                  "`fold_scores.jsonl`.\n")
+    return extra

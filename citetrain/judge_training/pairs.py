@@ -9,9 +9,9 @@ does a claim that recurs under other ids — AttributionBench repeats claims wit
 and takes some from ExpertQA; split by id, about a third of its validation claims were also
 training claims. A pair read from several files (ExpertQA's ``rand_*`` and ``domain_*``
 splits share one pool) is kept once, from the first file. ``wice_tokens:PATH`` reads WiCE's
-``non_supported_tokens`` rows as three pairs each (:mod:`citetrain.train.crossencoder_wice`),
+``non_supported_tokens`` rows as three pairs each (:mod:`citetrain.judge_training.pairs_wice`),
 ``synth:PATH`` ``citetrain synth`` records as pairs of known support
-(:mod:`citetrain.train.crossencoder_synth`), ``wice_evidence:PATH`` and ``gold:PATH`` records with
+(:mod:`citetrain.judge_training.pairs_synth`), ``wice_evidence:PATH`` and ``gold:PATH`` records with
 reference citations as (passage, statement) pairs labelled by them
 (:func:`citetrain.builders.refiner_pairs.read_gold_pairs`).
 
@@ -27,8 +27,9 @@ from pathlib import Path
 from typing import Any, Sequence
 
 from citetrain.errors import CitetrainError
-from citetrain.io.readers import sha256_file
+from citetrain.io.labelled import source_formats
 from citetrain.io.labelled import split_key as split_key  # moved to io: builders use it too
+from citetrain.io.readers import sha256_file
 
 COLUMNS = ("premise", "hypothesis", "label", "group", "source")
 LABEL_NAMES = {0: "not_supported", 1: "partially_supported", 2: "supported"}
@@ -38,20 +39,13 @@ MANIFEST = "manifest.json"
 def _derived_readers() -> dict[str, Any]:
     """Readers of the sources that derive training pairs (not human-labelled files)."""
     from citetrain.builders import refiner_pairs as refiner
-    from citetrain.train import crossencoder_synth as synth
-    from citetrain.train import crossencoder_wice as wice
+    from citetrain.judge_training import pairs_synth as synth
+    from citetrain.judge_training import pairs_wice as wice
 
     gold = {name: (lambda path, name=name: refiner.read_gold_pairs(path, name))
             for name in refiner.GOLD_FORMATS}
     return {wice.FORMAT: wice.read_wice_tokens, synth.FORMAT: synth.read_synth,
             refiner.FORMAT: refiner.read_refiner_pairs, **gold}
-
-
-def source_formats() -> set[str]:
-    """The ``FORMAT`` names a ``crossencoder.labelled`` entry may start with."""
-    from citetrain.io.labelled import LABELLED_CONVERTERS
-
-    return {*LABELLED_CONVERTERS, *_derived_readers()}
 
 
 def read_source(path: str, fmt: str) -> Any:
@@ -211,3 +205,59 @@ def training_pairs(human: Any, built: list[str] | None, built_max: int | None,
             built_set = built_set.shuffle(seed=seed).select(range(built_max))
         parts.append(built_set)
     return datasets.concatenate_datasets(parts)
+
+
+def pairs_input_errors(recipe: Any) -> list[str]:
+    """The missing inputs a ``kind: crossencoder`` run would stop on, found before anything is
+    launched: built pairs datasets, or the labelled files its pairs are made from."""
+    c = recipe.crossencoder
+    missing = [f"crossencoder.built: {b} holds no pairs dataset (build it with `citetrain "
+               "build SPEC`, kind pairs)" for b in c.built if built_dataset_path(b) is None]
+    if missing:
+        return missing
+    if (Path(recipe.data.dataset) / "dataset_dict.json").is_file():
+        return []
+    return [f"crossencoder.labelled: {path} not found" for path in
+            (parse_source(e)[1] for e in c.labelled or []) if not Path(path).exists()]
+
+
+def pairs_path(recipe: Any) -> Path:
+    """``data.dataset`` as a pairs dataset, which :func:`ensure_pairs` made before the run."""
+    path = Path(recipe.data.dataset)
+    if not (path / "dataset_dict.json").is_file():
+        raise CitetrainError(f"data.dataset: {path} is not a pairs dataset; give "
+                             "crossencoder.labelled")
+    return path
+
+
+def _manifest_matches(recipe: Any, path: Path) -> bool:
+    """The saved pairs came from the same files (by sha256), fraction and seed."""
+    from citetrain.io.readers import sha256_file
+
+    man = path.parent / MANIFEST
+    if not (path / "dataset_dict.json").is_file() or not man.is_file():
+        return False
+    old = json.loads(man.read_text())
+    d = recipe.crossencoder
+    if (old.get("validation_fraction"), old.get("split_seed"), old.get("split_by")) != (
+            d.validation_fraction, d.split_seed, "statement"):
+        return False
+    want = [parse_source(e)[1] for e in d.labelled or []]
+    have = old.get("sources", [])
+    return (len(want) == len(have) and all(
+        h["path"] == w and Path(w).is_file() and h["sha256"] == sha256_file(w)
+        for w, h in zip(want, have)))
+
+
+def ensure_pairs(recipe: Any, main: bool) -> Path:
+    """``data.dataset``, (re)built from ``crossencoder.labelled`` by the main process when it is
+    absent or was built from other files or split settings."""
+    path = Path(recipe.data.dataset)
+    d = recipe.crossencoder
+    if d.labelled and main and not _manifest_matches(recipe, path):
+        man = build_pairs(d.labelled, path, d.validation_fraction, d.split_seed)
+        print(f"[citetrain] pairs: {json.dumps(man['counts'])} -> {path}", flush=True)
+    elif not (path / "dataset_dict.json").is_file() and not d.labelled:
+        raise CitetrainError(f"data.dataset: {path} is not a pairs dataset; give "
+                             "crossencoder.labelled")
+    return path

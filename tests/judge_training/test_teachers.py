@@ -1,4 +1,4 @@
-"""A teacher file begun (:func:`citetrain.train.teacher_file.start_teacher`): fold teachers merged
+"""A teacher file begun (:func:`citetrain.judge_training.teachers.start_teacher`): fold teachers merged
 with their missing folds named, or an empty compression teacher, and bad input refused before
 anything is written."""
 from __future__ import annotations
@@ -6,11 +6,11 @@ from __future__ import annotations
 import pytest
 
 from citetrain.errors import CitetrainError
-from citetrain.train.distill import read_teacher
-from citetrain.train.teacher_file import start_teacher
-from tests.train.test_built_pairs import write_built
-from tests.train.test_distill import _teacher_run
-from tests.train.test_transfer import _runs
+from citetrain.judge_training.teacher_scores import read_teacher
+from citetrain.judge_training.teachers import start_teacher
+from tests.judge_training.test_built_pairs import write_built
+from tests.judge_training.test_teacher_scores import _teacher_run
+from tests.judge_training.test_transfer import _runs
 
 
 def test_fold_teachers_are_merged_and_their_missing_folds_named(tmp_path):

@@ -1,15 +1,15 @@
-"""citetrain.train.students: the model a cross-encoder recipe trains, cut to its student."""
+"""citetrain.judge_training.students: the model a cross-encoder recipe trains, cut to its student."""
 from __future__ import annotations
 
 import pytest
 
 from citetrain.errors import CitetrainError
 from citetrain.train.recipe import validate_recipe
-from tests.train.test_crossencoder import recipe_data
+from tests.judge_training.test_trainer import recipe_data
 
 
 def test_source_layers_are_the_kept_base_layers_and_the_base_count(tiny_bert, tmp_path):
-    from citetrain.train.students import source_layers
+    from citetrain.judge_training.students import source_layers
 
     data = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)
 
@@ -28,7 +28,7 @@ def test_num_layers_keeps_the_first_layers_of_the_encoder(tiny_bert, tmp_path):
     import torch
     from transformers import AutoModelForSequenceClassification
 
-    from citetrain.train.students import load_classifier
+    from citetrain.judge_training.students import load_classifier
 
     data = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)
     base = AutoModelForSequenceClassification.from_pretrained(str(tiny_bert))
@@ -50,7 +50,7 @@ def test_layers_keeps_the_chosen_layers_of_the_encoder(tiny_bert, tmp_path):
     import torch
     from transformers import AutoModelForSequenceClassification
 
-    from citetrain.train.students import load_classifier
+    from citetrain.judge_training.students import load_classifier
 
     data = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)
     base = AutoModelForSequenceClassification.from_pretrained(str(tiny_bert))
@@ -67,7 +67,7 @@ def test_layers_keeps_the_chosen_layers_of_the_encoder(tiny_bert, tmp_path):
 def test_a_max_length_past_the_models_positions_is_a_clear_error(tiny_bert, tmp_path):
     from transformers import AutoConfig
 
-    from citetrain.train.students import load_student
+    from citetrain.judge_training.students import load_student
 
     positions = AutoConfig.from_pretrained(str(tiny_bert)).max_position_embeddings
     data = recipe_data(tiny_bert, ["x.jsonl"], tmp_path)

@@ -1,4 +1,4 @@
-"""Training targets of the three-way cross-encoder (:mod:`citetrain.train.targets`): the teacher's
+"""Training targets of the three-way cross-encoder (:mod:`citetrain.judge_training.targets`): the teacher's
 part, the label as a set of levels (``crossencoder.not_full``), and the loss, computed by hand."""
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import pytest
 
 from citetrain.config import ConfigError
 from citetrain.errors import CitetrainError
-from citetrain.train.distill import pair_key, read_teacher_rows
+from citetrain.judge_training.teacher_scores import pair_key, read_teacher_rows
 from citetrain.train.recipe import validate_recipe
-from citetrain.train.targets import label_set, target_loss, target_trainer_class, training_targets
-from tests.train.test_crossencoder import recipe_data, toy_rows, wice_oracle_rows, write_jsonl
+from citetrain.judge_training.targets import label_set, target_loss, target_trainer_class, training_targets
+from tests.judge_training.test_trainer import recipe_data, toy_rows, wice_oracle_rows, write_jsonl
 
 
 def _rows(groups: list[str], sources: list[str] | None = None):
@@ -143,7 +143,7 @@ def test_not_full_names_must_be_formats_or_entries(tmp_path):
 
 
 def test_a_judge_trains_with_not_full_labels(tiny_bert, tmp_path, capsys):
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(30))
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(40))

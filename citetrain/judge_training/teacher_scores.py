@@ -17,9 +17,9 @@ a pair has learnt its label, and its probabilities there say nothing the label d
    (:func:`stack_teacher`), fitted on those same out-of-fold scores.
 3. ``distill.teacher: FILE`` (the student): each training pair whose key the file holds is trained on
    the soft target ``w·teacher + (1 − w)·label`` (``distill.teacher_weight`` w, the label one-hot),
-   with the cross-entropy against it (:mod:`citetrain.train.targets`); pairs the file lacks (built
+   with the cross-entropy against it (:mod:`citetrain.judge_training.targets`); pairs the file lacks (built
    pairs) keep their label, and a row with its own ``weight`` (transfer pairs: built pairs the
-   teachers scored, :mod:`citetrain.train.transfer`) is mixed with that weight instead.
+   teachers scored, :mod:`citetrain.judge_training.transfer`) is mixed with that weight instead.
 """
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def claim_keys(groups: list[str], hypotheses: list[str]) -> list[str]:
 def fold_split(train: Any, folds: int, fold: int, seed: int) -> tuple[Any, Any]:
     """``(train, held)``: the training pairs outside fold ``fold`` and those in it (whole claims,
     :func:`claim_keys`)."""
-    from citetrain.train.pairs import hold_out
+    from citetrain.judge_training.pairs import hold_out
 
     keys = claim_keys(list(train["group"]), list(train["hypothesis"]))
     return hold_out(train, [fold_of(k, folds, seed) == fold for k in keys],
@@ -83,13 +83,13 @@ def fold_split(train: Any, folds: int, fold: int, seed: int) -> tuple[Any, Any]:
 def write_fold_scores(final: str | Path, held: Any, path: str | Path, model: Any = None,
                       read: str = "whole") -> int:
     """Score the held-out fold's pairs with the model saved at ``final`` (``model``: its
-    :func:`~citetrain.train.judge_card.load_judge` engine read ``read``, when loaded already);
+    :func:`~citetrain.judge_training.card.load_judge` engine read ``read``, when loaded already);
     JSON lines of ``{key, group, source, label, probs, lexical}`` (probs by support level: no,
     partial, full; ``lexical`` the pair's content-word recall, for a stacked teacher; ``read``
     when the statements were read clause by clause), written atomically; returns the number of
     pairs."""
     from citetrain.io.writers import atomic_write_text
-    from citetrain.train.judge_card import load_judge, score_pairs
+    from citetrain.judge_training.card import load_judge, score_pairs
 
     pairs = list(zip(held["premise"], held["hypothesis"]))
     results, lexical, _ = score_pairs(model if model is not None else load_judge(final, read),
@@ -261,6 +261,6 @@ def read_teacher(path: str | Path) -> dict[str, list[float]]:
 
 def read_teacher_rows(path: str | Path) -> dict[str, tuple[list[float], float | None]]:
     """``{key: (probs, weight)}`` of a teacher file; ``weight`` is a row's own teacher weight
-    (transfer pairs, :mod:`citetrain.train.transfer`), ``None`` where the row has none."""
+    (transfer pairs, :mod:`citetrain.judge_training.transfer`), ``None`` where the row has none."""
     rows = json_rows(path, _teacher_line, "a teacher line", setting="distill.teacher")
     return {k: (p, w) for _, (k, p, w) in rows}

@@ -87,7 +87,7 @@ def recipe_data(base: Path, labelled: list[str], tmp: Path, **train) -> dict:
 def test_pairs_split_by_group_with_manifest(tmp_path):
     from datasets import load_from_disk
 
-    from citetrain.train.pairs import build_pairs
+    from citetrain.judge_training.pairs import build_pairs
 
     wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(30))
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(40))
@@ -112,7 +112,7 @@ def test_pairs_split_by_group_with_manifest(tmp_path):
 
 
 def test_pairs_missing_file_is_a_clear_error(tmp_path):
-    from citetrain.train.pairs import build_pairs
+    from citetrain.judge_training.pairs import build_pairs
 
     with pytest.raises(CitetrainError, match="crossencoder.labelled: .*nope.jsonl not found"):
         build_pairs([str(tmp_path / "nope.jsonl")], tmp_path / "d")
@@ -149,7 +149,7 @@ def test_crossencoder_recipe_rules(tmp_path):
 
 
 def test_existing_pairs_dataset_is_enough(tmp_path):
-    from citetrain.train.pairs import build_pairs
+    from citetrain.judge_training.pairs import build_pairs
 
     build_pairs([str(write_jsonl(tmp_path / "ab.jsonl", toy_rows(20)))], tmp_path / "pairs" / "dataset")
     data = recipe_data(tmp_path / "base", [], tmp_path)
@@ -198,7 +198,7 @@ def test_in_loop_score_is_the_expected_support_level():
     import numpy as np
     from types import SimpleNamespace
 
-    from citetrain.train.crossencoder import metrics_fn
+    from citetrain.judge_training.trainer import metrics_fn
 
     probs = np.array([[0.4, 0.1, 0.5], [0.1, 0.8, 0.1], [0.69, 0.01, 0.3]])  # no, partial, full
     pred = SimpleNamespace(predictions=np.log(probs), label_ids=np.array([2, 1, 0]))
@@ -217,7 +217,7 @@ def test_roc_auc_sources_is_the_mean_of_each_sources_figure():
     import numpy as np
     from types import SimpleNamespace
 
-    from citetrain.train.crossencoder import metrics_fn
+    from citetrain.judge_training.trainer import metrics_fn
 
     # expected levels: w full .9, w partial .3, w no .1, ab attributable .6, ab not .45
     probs = np.array([[0.05, 0.1, 0.85], [0.5, 0.4, 0.1], [0.85, 0.1, 0.05],
@@ -235,7 +235,7 @@ def test_roc_auc_sources_is_the_mean_of_each_sources_figure():
 
 def test_training_writes_a_model_the_classifier_backend_loads(tiny_bert, tmp_path):
     from citetrain.nli.registry import make_engine
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(40))
     wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(10))
@@ -270,7 +270,7 @@ def test_the_card_names_the_model_as_the_recipe_gave_it(tiny_bert, tmp_path, mon
     the folder it resolved to in this machine's site-packages."""
     import shutil
 
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     shutil.copytree(tiny_bert, tmp_path / "fake_judge_pkg" / "model")
     (tmp_path / "fake_judge_pkg" / "__init__.py").write_text("")
@@ -287,7 +287,7 @@ def test_the_card_names_the_model_as_the_recipe_gave_it(tiny_bert, tmp_path, mon
 def test_lora_training_saves_a_merged_model(tiny_bert, tmp_path):
     from transformers import AutoModelForSequenceClassification
 
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(24))
     data = recipe_data(tiny_bert, [str(ab)], tmp_path, max_steps=2)
@@ -305,7 +305,7 @@ def test_same_seed_same_model_other_seed_another(tiny_bert, tmp_path):
     import torch
     from transformers import AutoModelForSequenceClassification
 
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(24))
 
@@ -322,7 +322,7 @@ def test_same_seed_same_model_other_seed_another(tiny_bert, tmp_path):
 
 
 def test_head_is_two_way_on_binary_data_and_three_way_with_partial_labels():
-    from citetrain.train.crossencoder import head_labels
+    from citetrain.judge_training.trainer import head_labels
 
     assert head_labels([0, 2, 2, 0]) == ({0: "not_supported", 1: "supported"}, {0: 0, 2: 1})
     names, levels = head_labels([0, 1, 2])
@@ -348,7 +348,7 @@ def cue_rows(n: int, seed: int = 0) -> list[dict]:
 
 def test_learns_a_toy_support_task(tiny_bert, tmp_path):
     """Well above chance on held-out claims after a few seconds of CPU training."""
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     ab = write_jsonl(tmp_path / "ab.jsonl", cue_rows(300, seed=3))
     data = recipe_data(tiny_bert, [str(ab)], tmp_path, max_steps=60, batch_size=16,
@@ -364,7 +364,7 @@ def test_selected_evidence_is_what_training_reads(tiny_bert, tmp_path):
     import datasets
     from transformers import AutoTokenizer
 
-    from citetrain.train.crossencoder import tokenize
+    from citetrain.judge_training.trainer import tokenize
 
     tok = AutoTokenizer.from_pretrained(tiny_bert)
     filler = " ".join(f"w{i % 6} w{(i + 1) % 6} ." for i in range(30))
@@ -387,7 +387,7 @@ def test_a_hint_trained_model_is_read_with_its_hint(tiny_bert, tmp_path, mode):
 
     from citetrain.nli.registry import make_engine
     from citetrain.refine.pairs import model_support
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(24))
     data = recipe_data(tiny_bert, [str(ab)], tmp_path, max_steps=2)
@@ -449,8 +449,8 @@ def wice_token_rows(n: int) -> list[dict]:
 
 
 def test_wice_tokens_give_three_levels_split_by_the_claim(tmp_path):
-    from citetrain.train.crossencoder_wice import derived_pairs, detokenize
-    from citetrain.train.pairs import labelled_rows, parse_source
+    from citetrain.judge_training.pairs_wice import derived_pairs, detokenize
+    from citetrain.judge_training.pairs import labelled_rows, parse_source
 
     assert detokenize(["ex", "-", "pats", "(", "UK", ")", "."]) == "ex-pats (UK)."
     part, full, none = derived_pairs(wice_token_rows(3)[2], 1)
@@ -474,8 +474,8 @@ def test_wice_tokens_give_three_levels_split_by_the_claim(tmp_path):
 
 def test_synth_records_give_pairs_of_known_support(tmp_path):
     from citetrain.synth.records import synth_records
-    from citetrain.train.crossencoder_synth import read_synth, record_pairs
-    from citetrain.train.pairs import labelled_rows
+    from citetrain.judge_training.pairs_synth import read_synth, record_pairs
+    from citetrain.judge_training.pairs import labelled_rows
 
     recs = [r.model_dump() for r in synth_records(40, seed=2)]
     path = write_jsonl(tmp_path / "synth.jsonl", recs)
@@ -499,7 +499,7 @@ def test_a_statement_too_long_for_max_length_is_dropped_not_an_error(tiny_bert):
     import datasets
     from transformers import AutoTokenizer
 
-    from citetrain.train.crossencoder import tokenize
+    from citetrain.judge_training.trainer import tokenize
 
     tok = AutoTokenizer.from_pretrained(tiny_bert)
     long = " ".join(["w1"] * 60)
@@ -517,8 +517,8 @@ def test_held_out_scores_are_saved_beside_the_summary_and_give_its_figures(tiny_
     """Every held-out pair's scores (the model's, lexical recall's) are saved in
     ``heldout_scores.jsonl`` and give the summary's per-source figures again."""
     from citetrain.metrics.meta import meta_evaluate
-    from citetrain.train.judge_card import auc
-    from citetrain.train.run import train
+    from citetrain.judge_training.card import auc
+    from citetrain.runner import run_recipe as train
 
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(80))
     data = recipe_data(tiny_bert, [f"attributionbench:{ab}"], tmp_path, max_steps=2)
@@ -536,7 +536,7 @@ def test_held_out_scores_are_saved_beside_the_summary_and_give_its_figures(tiny_
 
 def test_best_metric_loss_keeps_the_lowest_loss_checkpoint(tiny_bert, tmp_path):
     """``eval.best_metric: loss`` without ``greater_is_better``: lower is better (issue 20)."""
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     ab = write_jsonl(tmp_path / "ab.jsonl", toy_rows(60))
     data = recipe_data(tiny_bert, [f"attributionbench:{ab}"], tmp_path, max_steps=8,

@@ -1,4 +1,4 @@
-"""Transfer pairs for distillation (:mod:`citetrain.train.transfer`): a pairs build's train split
+"""Transfer pairs for distillation (:mod:`citetrain.judge_training.transfer`): a pairs build's train split
 scored by every teacher and appended to the teacher file with its own weight; end to end, a student
 that trains on human and built pairs reads both from the file."""
 from __future__ import annotations
@@ -11,11 +11,11 @@ import pytest
 
 from citetrain.errors import CitetrainError
 from citetrain.nli.base import NLIResult
-from citetrain.train.distill import pair_key, read_teacher, read_teacher_rows
+from citetrain.judge_training.teacher_scores import pair_key, read_teacher, read_teacher_rows
 from citetrain.train.recipe import validate_recipe
-from citetrain.train.transfer import add_transfer, average_scores, teacher_finals, transfer_pairs
-from tests.train.test_built_pairs import write_built
-from tests.train.test_crossencoder import recipe_data, wice_oracle_rows, write_jsonl
+from citetrain.judge_training.transfer import add_transfer, average_scores, teacher_finals, transfer_pairs
+from tests.judge_training.test_built_pairs import write_built
+from tests.judge_training.test_trainer import recipe_data, wice_oracle_rows, write_jsonl
 
 
 class Fixed:
@@ -142,8 +142,8 @@ def test_limit_and_errors(tmp_path):
 
 
 def test_only_the_pairs_the_students_draw_are_scored(tmp_path):
-    from citetrain.train.pairs import training_pairs
-    from citetrain.train.transfer import drawn_keys
+    from citetrain.judge_training.pairs import training_pairs
+    from citetrain.judge_training.transfer import drawn_keys
 
     built = write_built(tmp_path / "built", 25)  # 20 train pairs
     drawn = drawn_keys(built, 6, [42, 1])
@@ -164,7 +164,7 @@ def test_a_student_reads_human_and_transfer_pairs_from_one_file(tiny_bert, tmp_p
     """A fold teacher, its merged file with the build's pairs added (``citetrain teacher
     --transfer``), and a student on human + built pairs that reads both."""
     from citetrain.cli.main import main
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(30))
     built = write_built(tmp_path / "built", 25)  # 20 train pairs, 12 of them distinct
@@ -205,7 +205,7 @@ def test_a_judge_compressed_into_a_narrower_student(tiny_bert, tmp_path, capsys,
     from transformers import AutoConfig
 
     from citetrain.cli.main import main
-    from citetrain.train.run import train
+    from citetrain.runner import run_recipe as train
 
     wice = write_jsonl(tmp_path / "wice.jsonl", wice_oracle_rows(30))
     built = write_built(tmp_path / "built", 25)  # 20 train pairs, 12 of them distinct
@@ -219,7 +219,7 @@ def test_a_judge_compressed_into_a_narrower_student(tiny_bert, tmp_path, capsys,
                  "--stack", "lexical"]) == 2
     assert not teacher.exists()
     capsys.readouterr()
-    import citetrain.train.transfer as transfer
+    import citetrain.judge_training.transfer as transfer
 
     loads, load = [], transfer._load
     monkeypatch.setattr(transfer, "_load", lambda *a: loads.append(a[0]) or load(*a))
@@ -250,7 +250,7 @@ def test_a_judge_compressed_into_a_narrower_student(tiny_bert, tmp_path, capsys,
     assert "warning: distill.teacher_weight 0.5 applies to no pair: every pair" in said
     assert summary["teacher"]["pairs"] == summary["train_pairs"]  # every pair read the teacher
     assert AutoConfig.from_pretrained(summary["final"]).intermediate_size == 24
-    from citetrain.train.judge_card import load_judge
+    from citetrain.judge_training.card import load_judge
 
     assert load_judge(summary["final"]).results([("a page", "a claim")])[0].support is not None
     lora = {**student, "method": "lora", "lora": {"enabled": True}}

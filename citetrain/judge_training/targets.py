@@ -2,7 +2,7 @@
 
 A pair's target has two parts (:func:`training_targets`):
 
-- the teacher's part ``t = w·teacher`` (``distill.teacher``, :mod:`citetrain.train.distill`; zero
+- the teacher's part ``t = w·teacher`` (``distill.teacher``, :mod:`citetrain.judge_training.teacher_scores`; zero
   where the teacher file lacks the pair), of mass ``w``;
 - the label, as the set ``S`` of support levels it allows, with the remaining mass ``1 − w``.
   Most labels allow one level. A binary source's "not attributable" (AttributionBench) says only
@@ -31,7 +31,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from citetrain.train.distill import LEVELS, pair_key
+from citetrain.judge_training.teacher_scores import LEVELS, pair_key
+from citetrain.train.recipe_schema import TEACHER_LOSSES
 
 NOT_FULL = (0, 1)  # the levels a binary source's negative label allows
 
@@ -53,7 +54,7 @@ def training_targets(train: Any, teacher: dict[str, tuple[list[float], float | N
                      weight: float, not_full: Iterable[str] = ()
                      ) -> tuple[list[list[float]], dict[str, int]]:
     """Per training pair the row ``t + mask(S)`` (module docstring): ``t = w·teacher`` where the
-    teacher rows (:func:`~citetrain.train.distill.read_teacher_rows`) have the pair, ``w`` the
+    teacher rows (:func:`~citetrain.judge_training.teacher_scores.read_teacher_rows`) have the pair, ``w`` the
     row's own weight when it has one (transfer pairs), else ``weight``; zero elsewhere. Returns
     (rows, counts: ``taught`` pairs the teacher had, ``own`` of them with their own weight,
     ``not_full`` labels read as :data:`NOT_FULL`)."""
@@ -72,9 +73,6 @@ def training_targets(train: Any, teacher: dict[str, tuple[list[float], float | N
             part = [w * x for x in probs]
         rows.append(part + allowed)
     return rows, counts
-
-
-TEACHER_LOSSES = ("ce", "logits")
 
 
 def target_loss(logits: Any, rows: Any, teacher_loss: str = "ce") -> Any:
@@ -118,3 +116,22 @@ def target_trainer_class(teacher_loss: str = "ce"):
             return (loss, outputs) if return_outputs else loss
 
     return TargetTrainer
+
+
+def describe_targets(recipe: Any, counts: dict[str, int], n: int) -> list[str]:
+    """What the soft targets of ``n`` training pairs read, one line each (the run prints them)."""
+    c, d = recipe.crossencoder, recipe.distill
+    lines = []
+    if d.teacher is not None:
+        lines.append(f"teacher: {counts['taught']} of {n} training pairs read "
+                     f"{d.teacher_weight:g}·teacher + {1 - d.teacher_weight:g}·label"
+                     + (f", {counts['own']} of them transfer pairs with their own weight"
+                        if counts["own"] else ""))
+        if counts["own"] == counts["taught"] and d.teacher_weight != 1.0:
+            lines.append(f"warning: distill.teacher_weight {d.teacher_weight:g} applies to no "
+                         f"pair: every pair {d.teacher} scores carries its own weight (set it "
+                         "when the file is made: citetrain teacher --transfer-weight)")
+    if c.not_full:
+        lines.append(f"crossencoder.not_full: {counts['not_full']} training labels of "
+                     f"{', '.join(c.not_full)} read as 'not fully supported' (level 0 or 1)")
+    return lines
