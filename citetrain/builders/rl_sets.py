@@ -21,10 +21,11 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from citetrain.builders import prompts as P
-from citetrain.builders.sets import attach_marks, perturb, unit_rng
+from citetrain.builders.sets import perturb, unit_rng
 from citetrain.errors import CitetrainError
 from citetrain.records import Record
+from citetrain.text import prompts as P
+from citetrain.text.marks import attach_marks
 from citetrain.text.statements import statements
 
 REJECTED = ("perturbed", "original")

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from citetrain.builders import prompts as P
 from citetrain.builders.rl_sets import unit_statements
 from citetrain.builders.sets import unit_rng
 from citetrain.errors import CitetrainError
 from citetrain.records import Record
 from citetrain.rewards.selfcite import Case, SelfCiteReward
+from citetrain.text import prompts as P
 
 
 def candidate_sets(given: Sequence[int], outputs: Sequence[str], n_docs: int, n: int,

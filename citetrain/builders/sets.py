@@ -9,30 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import random
-import re
 from collections import Counter
 from typing import Any, Callable, Sequence
 
-from citetrain.builders import prompts as P
 from citetrain.analysis.support import is_empty_statement
 from citetrain.analysis.editdist import Action
 from citetrain.metrics.itercoe import REASONS, render_citeeval_prompt
 from citetrain.records import Record
-from citetrain.text.marks import Statement
+from citetrain.text import prompts as P
+from citetrain.text.marks import Statement, attach_marks
 
 Rows = Sequence[dict[str, Any]]
 Example = dict[str, Any]
-_TRAIL = re.compile(r"([.!?;:,]*[\"')\]]*)\s*$")
 _REASON_OF = {action: (tag, n) for (tag, n), action in REASONS.items()}
-
-
-def attach_marks(text: str, ids: Sequence[int]) -> str:
-    """``text`` with ``[i]`` marks before its final punctuation (ALCE style: ``... fact [1][2].``)."""
-    if not ids:
-        return text
-    m = _TRAIL.search(text)
-    head, tail = text[: m.start()], text[m.start():].strip()
-    return f"{head.rstrip()} {P.render_ids(ids)}{tail}"
 
 
 def unit_rng(seed: int, *key: Any) -> random.Random:

@@ -16,13 +16,13 @@ from typing import Any, Callable, Sequence
 
 from tqdm.auto import tqdm
 
-from citetrain.builders.prompts import generator_prompt
 from citetrain.builders.run import Ranks
 from citetrain.errors import CitetrainError
 from citetrain.io.chunks import ChunkStore
 from citetrain.metrics.suites import SuiteModel
 from citetrain.models.generate import generate_texts
 from citetrain.records import Record
+from citetrain.text.prompts import generator_prompt
 
 Generate = Callable[[Sequence[str]], list[str]]
 

@@ -7,7 +7,7 @@ from citetrain.nli.lexical import content_words
 from citetrain.records import Record
 from citetrain.refine.generative import apply_refiner_outputs
 from citetrain.builders.refiner_pairs import statement_texts
-from citetrain.builders.prompts import render_ids
+from citetrain.text.prompts import render_ids
 
 
 def shared_word_ids(statement: str, passages: Sequence[str]) -> list[int]:

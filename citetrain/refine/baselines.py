@@ -21,11 +21,11 @@ from __future__ import annotations
 
 from typing import Callable, Sequence, TypeVar
 
-from citetrain.builders.prompts import render_ids
 from citetrain.builders.refiner_pairs import statement_texts
 from citetrain.nli.lexical import content_words
 from citetrain.records import Record, format_doc
 from citetrain.refine.generative import apply_refiner_outputs
+from citetrain.text.prompts import render_ids
 from citetrain.text.statements import statements
 
 ChooseFn = Callable[[set[str], Sequence[set[str]]], list[int]]

@@ -49,7 +49,7 @@ def best_of_n_refine(records: Sequence[Record], sample: SampleFn, reward: SelfCi
     """Refined copies of ``records`` and the counts of
     :func:`~citetrain.refine.generative.apply_refiner_outputs` (``not_ids``: sampled outputs that
     are not ids; ``ids``: ids of the chosen sets), accumulated in ``counts`` when given."""
-    from citetrain.builders import prompts as P
+    from citetrain.text import prompts as P
 
     counts = counts if counts is not None else {}
     for key in COUNT_KEYS:

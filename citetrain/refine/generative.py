@@ -12,9 +12,9 @@ from __future__ import annotations
 import re
 from typing import Any, Sequence
 
-from citetrain.builders import prompts as P
 from citetrain.records import Record
 from citetrain.text.marks import MARK, strip_marks
+from citetrain.text import prompts as P
 from citetrain.text.splitter import split_sentences
 from citetrain.text.statements import statements
 

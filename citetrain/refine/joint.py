@@ -29,13 +29,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Sequence
 
-from citetrain.builders.prompts import render_ids
 from citetrain.builders.refiner_pairs import statement_texts
 from citetrain.nli.base import Pair
 from citetrain.nli.lexical import content_words
 from citetrain.records import Record, format_doc
 from citetrain.refine.generative import apply_refiner_outputs
 from citetrain.refine.pairs import SupportFn
+from citetrain.text.prompts import render_ids
 from citetrain.text.statements import statements
 
 

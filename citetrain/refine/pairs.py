@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from citetrain.builders.prompts import render_ids
 from citetrain.builders.refiner_pairs import record_pairs, statement_texts
 from citetrain.nli.base import Pair
 from citetrain.records import Record
 from citetrain.refine.generative import apply_refiner_outputs
+from citetrain.text.prompts import render_ids
 
 SupportFn = Callable[[Sequence[Pair]], list[float]]
 

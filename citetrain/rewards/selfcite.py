@@ -26,7 +26,7 @@ Models", ICML 2025, §2: probability drop and probability hold). As in the paper
 A whole response's reward is the mean of its statements' rewards (the paper re-ranks each
 statement's citations on its own; the mean keeps responses of any length comparable); a
 response with no statement scores 0. The scoring prompt is the generator prompt of
-:func:`citetrain.builders.prompts.generator_prompt` (through the tokenizer's chat template when it
+:func:`citetrain.text.prompts.generator_prompt` (through the tokenizer's chat template when it
 has one), followed by the answer so far. The scoring model is any causal LM - the policy itself
 during GRPO, or one loaded by :meth:`SelfCiteReward.from_pretrained`. The ablated contexts of a
 batch go through the model together, sorted by length and packed so that no forward pass holds
@@ -38,11 +38,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence
 
-from citetrain.builders.prompts import GENERATOR_INSTRUCTION, truncate_words
 from citetrain.errors import CitetrainError
 from citetrain.records import Doc
 from citetrain.rewards.citation import as_docs, completion_text
 from citetrain.text.marks import alce_ids
+from citetrain.text.prompts import generator_prompt
 from citetrain.text.statements import statements
 
 LENGTH_PENALTY = 1000.0
@@ -69,12 +69,10 @@ def passages(docs: Any) -> list[Doc]:
 
 def ablation_prompt(question: str, docs: Sequence[Doc], keep: Sequence[int],
                     max_words: int | None = None) -> str:
-    """The generator prompt over the passages ``keep`` (1-based ids) only, each with its
-    original number."""
+    """The generator prompt (:func:`~citetrain.text.prompts.generator_prompt`) over the passages
+    ``keep`` (1-based ids) only, in order, each with its original number."""
     kept = sorted(set(keep))
-    body = "\n".join(f"Document [{k}](Title: {docs[k - 1].title}): "
-                     f"{truncate_words(docs[k - 1].text, max_words)}" for k in kept)
-    return f"{GENERATOR_INSTRUCTION}\n\nQuestion: {question}\n\n{body}\n\nAnswer:"
+    return generator_prompt(question, [docs[k - 1] for k in kept], max_words, ids=kept)
 
 
 def response_cases(question: str, docs: Sequence[Doc], response: str) -> list[Case]:

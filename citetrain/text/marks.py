@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Iterator
+from typing import Iterator, Sequence
 
 ALCE_MARK = re.compile(r"\[(\d+)")
 MARK = re.compile(r"\[\s*(\d+(?:\s*[,;]\s*\d+)*)\s*\]")
@@ -19,6 +19,8 @@ _SEP = re.compile(r"\s*[,;]\s*")
 # whitespace before punctuation, matched only from the start of its run (linear, not quadratic)
 _SPACE_PUNCT = re.compile(r"(?<![ \t])[ \t]+(?=[.,;:!?])")
 _SPACES = re.compile(r"\s+")
+# the end of a sentence that its marks go before: punctuation, then closing quotes or brackets
+_TRAIL = re.compile(r"([.!?;:,]*[\"')\]]*)\s*$")
 
 
 def alce_ids(sentence: str) -> list[int]:
@@ -141,6 +143,16 @@ def remove_marks(text: str) -> str:
 def render_marks(ids: list[int] | tuple[int, ...]) -> str:
     """``[1][3]`` for ids (1, 3)."""
     return "".join(f"[{i}]" for i in ids)
+
+
+def attach_marks(text: str, ids: Sequence[int]) -> str:
+    """``text`` with ``[i]`` marks before its final punctuation (ALCE style: ``... fact [1][2].``);
+    ``text`` unchanged when ``ids`` is empty."""
+    if not ids:
+        return text
+    m = _TRAIL.search(text)
+    head, tail = text[: m.start()], text[m.start():].strip()
+    return f"{head.rstrip()} {render_marks(ids)}{tail}"
 
 
 def strip_marks(text: str) -> str:

@@ -7,11 +7,11 @@ import random
 
 import pytest
 
-from citetrain.builders.prompts import refiner_prompt
 from citetrain.builders.selfcite_pairs import candidate_sets, selfcite_pairs
 from citetrain.errors import CitetrainError
 from citetrain.records import Record
 from citetrain.rewards.selfcite import SelfCiteReward
+from citetrain.text.prompts import refiner_prompt
 from tests.rewards.selfcite_models import DOCS, QUESTION, STATEMENT, copy_lm, tokenizer
 
 

@@ -1,15 +1,16 @@
 """Prompt / completion pairs of the three training sets."""
 from collections import Counter
 
-from citetrain.builders import prompts as P
 from citetrain.analysis.support import analyse, analyses_of, analysis_row
 from citetrain.builders.sets import (
-    attach_marks, generator_examples, judge_examples, likert, perturb, refiner_examples, split_of,
+    generator_examples, judge_examples, likert, perturb, refiner_examples, split_of,
     unit_rng,
 )
 from citetrain.analysis.editdist import Action
 from citetrain.metrics.itercoe import parse_itercoe
 from citetrain.nli.engine import NLIEngine
+from citetrain.text import prompts as P
+from citetrain.text.marks import attach_marks
 
 from .hand import EXPECTED, record, table_nli
 

@@ -7,9 +7,9 @@ import json
 import pytest
 
 import citetrain.evaluation.generate as G
-from citetrain.builders.prompts import generator_prompt
 from citetrain.cli.main import main
 from citetrain.io.readers import read_records
+from citetrain.text.prompts import generator_prompt
 
 from .conftest import predictions, small_model, write_questions, write_suite
 

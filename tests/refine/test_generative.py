@@ -94,7 +94,7 @@ def test_apply_refiner_outputs_counts_bad_outputs_and_keeps_going():
 
 
 def test_parse_ids_strict():
-    from citetrain.builders.prompts import parse_ids_strict
+    from citetrain.text.prompts import parse_ids_strict
 
     assert parse_ids_strict(" [3][1][3]\nmore [4]") == [3, 1]
     assert parse_ids_strict("[]") == []

@@ -17,7 +17,7 @@ STATEMENT = "The castle of Corin is violet."
 
 def tokenizer(extra: tuple[str, ...] = ()):
     """A byte-level BPE tokenizer trained on the test's own text."""
-    from citetrain.builders.prompts import GENERATOR_INSTRUCTION
+    from citetrain.text.prompts import GENERATOR_INSTRUCTION
     from citetrain.models.tiny import train_tokenizer
 
     texts = [GENERATOR_INSTRUCTION, QUESTION, STATEMENT, *(d.text for d in DOCS), *extra]

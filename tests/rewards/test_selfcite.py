@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from citetrain.rewards.selfcite import SelfCiteReward, ablation_prompt, response_cases
+from citetrain.text.prompts import generator_prompt
 from tests.rewards.selfcite_models import DOCS, QUESTION, STATEMENT, copy_lm, tiny_llama, tokenizer
 
 
@@ -35,6 +36,18 @@ def test_ablation_prompt_keeps_the_passage_numbers():
     text = ablation_prompt(QUESTION, DOCS, [3, 1])
     assert "Document [1](Title: A): The harbour" in text and "Document [3](Title: C)" in text
     assert "Document [2]" not in text and text.endswith("Answer:")
+
+
+@pytest.mark.parametrize("max_words", [None, 2])
+def test_ablation_prompt_is_the_generator_prompt_over_the_kept_passages(max_words):
+    # all passages kept: byte for byte the prompt the generator trains on
+    assert ablation_prompt(QUESTION, DOCS, [1, 2, 3], max_words) == generator_prompt(
+        QUESTION, DOCS, max_words)
+    # passages 1 and 3 kept: the generator prompt over those two, with their original numbers
+    two = generator_prompt(QUESTION, [DOCS[0], DOCS[2]], max_words)
+    assert ablation_prompt(QUESTION, DOCS, [3, 1, 3], max_words) == two.replace(
+        "Document [2](Title: C)", "Document [3](Title: C)")
+    assert ablation_prompt(QUESTION, DOCS, [], max_words) == generator_prompt(QUESTION, [], max_words)
 
 
 @pytest.mark.parametrize("normalize", [True, False])

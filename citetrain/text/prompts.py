@@ -1,9 +1,12 @@
-"""Prompt and completion formats of the training sets, and the parsers that read outputs back.
+"""The refiner's and the generator's prompts and the parsers that read their outputs back, in one
+core module that builders, rewards, the in-loop scorer, refiners and evaluation all import.
 
 The refiner (Generate-then-Refine §4.1) sees the question, the numbered documents and a statement
 with its original citations, and answers with the ids the statement should cite (``[1][3]``, or
 ``[]`` for none). The generator sees the question and documents (ALCE's instruction) and writes
-the answer with citations. The judge prompt is CiteEval's F.3 (:mod:`citetrain.metrics.itercoe`).
+the answer with citations; SelfCite's context ablation (:mod:`citetrain.rewards.selfcite`) is the
+same generator prompt over the kept passages, each with its original number (``ids``). The judge
+prompt is CiteEval's F.3 (:mod:`citetrain.metrics.itercoe`, the paper's text beside its parser).
 """
 from __future__ import annotations
 
@@ -44,10 +47,13 @@ def truncate_words(text: str, max_words: int | None) -> str:
     return text if len(words) <= max_words else " ".join(words[:max_words])
 
 
-def render_docs(docs: Sequence[Doc], max_words: int | None = None) -> str:
-    """ALCE's document list: ``Document [k](Title: t): text`` per doc, 1-based."""
+def render_docs(docs: Sequence[Doc], max_words: int | None = None,
+                ids: Sequence[int] | None = None) -> str:
+    """ALCE's document list: ``Document [k](Title: t): text`` per doc, numbered ``1..n``, or
+    ``ids`` (one number per doc: a subset of passages keeping their original numbers)."""
+    numbers = range(1, len(docs) + 1) if ids is None else ids
     return "\n".join(f"Document [{k}](Title: {d.title}): {truncate_words(d.text, max_words)}"
-                     for k, d in enumerate(docs, 1))
+                     for k, d in zip(numbers, docs, strict=True))
 
 
 def render_ids(ids: Sequence[int]) -> str:
@@ -99,7 +105,9 @@ def refiner_response_completion(gold: Sequence[Sequence[int]]) -> str:
     return "\n".join(f"{k}: {render_ids(ids)}" for k, ids in enumerate(gold, 1))
 
 
-def generator_prompt(question: str, docs: Sequence[Doc], max_words: int | None = None) -> str:
-    """Generator input (ALCE's instruction, question, documents)."""
-    return (f"{GENERATOR_INSTRUCTION}\n\nQuestion: {question}\n\n{render_docs(docs, max_words)}"
-            "\n\nAnswer:")
+def generator_prompt(question: str, docs: Sequence[Doc], max_words: int | None = None,
+                     ids: Sequence[int] | None = None) -> str:
+    """Generator input (ALCE's instruction, question, documents); ``ids`` numbers the documents
+    (default ``1..n``), as :func:`render_docs`."""
+    return (f"{GENERATOR_INSTRUCTION}\n\nQuestion: {question}\n\n"
+            f"{render_docs(docs, max_words, ids)}\n\nAnswer:")
