@@ -124,7 +124,7 @@ def gold_rewards_seconds(rl, examples, records, n: int) -> float:
     """Seconds the reward mix takes on ``n`` completions that cite: the gold ids of ``n``
     distinct examples (random weights rarely write a mark, so the run's own completions ask the
     NLI almost nothing); a fresh engine without cache, after one warm-up batch."""
-    from citetrain.builders.rl_sets import reward_columns
+    from citetrain.rewards.preference import reward_columns
     from citetrain.nli.registry import make_engine
     from citetrain.rewards.citation import CitationRewards
 

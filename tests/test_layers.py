@@ -1,37 +1,44 @@
-"""The package's layering: every import (module level or inside a function) points down the flow
+"""The package's layering, written once as import-linter contracts in ``pyproject.toml``
+(``[tool.importlinter]``) and checked here by running ``lint-imports`` on them:
 
-    core (records, errors, config, io, text, llm, synth) → nli → analysis → metrics → builders / rewards
-    → models → train → refine / judges → evaluation (checkpoints scored) / serve (a judge over HTTP)
-    / distill (a judge distilled end to end)
-    → cli / quickstart
+    core (records, errors, config, io, text, llm, synth) → nli → analysis → metrics
+    → builders / rewards → models → train → refine / judges / judge_training
+    → evaluation / serve / distill / runner → cli / quickstart
 
-and no module imports, directly or through others, itself. Checked over ``citetrain/`` with
-``ast``, so an upward import fails here even where it is only reached at run time.
+with ``train`` importing neither ``builders`` nor ``judge_training``, ``rewards`` not importing
+``builders``, and only entry points importing ``cli``. import-linter follows imports inside
+functions too, and indirect ones. What it does not check is checked here with ``ast``: no
+module imports, directly or through others, itself; no relative imports; every part of the
+package is in a layer, and the docs' layer picture is the contract's.
 """
 from __future__ import annotations
 
 import ast
+import re
+import subprocess
+import sys
 from collections import defaultdict
 from pathlib import Path
 
-PACKAGE = Path(__file__).resolve().parents[1] / "citetrain"
-LAYERS = [
-    ("records", "errors", "config", "io", "text", "llm", "synth"),
-    ("nli",),
-    ("analysis",),
-    ("metrics",),
-    ("builders", "rewards"),
-    ("models",),
-    ("train",),
-    ("refine", "judges", "judge_training"),
-    ("evaluation", "serve", "distill", "runner"),
-    ("cli", "quickstart"),
-]
-RANK = {part: rank for rank, parts in enumerate(LAYERS) for part in parts}
-# Entry points: run as programs (``python -m``), imported by nothing; they may import anything.
-# The package's own ``__init__`` is one too (its lazy ``citetrain.evaluate``); importing the bare
-# package from anywhere reads only ``__version__`` and the record types.
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGE = ROOT / "citetrain"
 ENTRY_POINTS = {"citetrain", "citetrain.__main__", "citetrain.build", "citetrain.train.__main__"}
+
+
+def contracts() -> list[dict]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        tomllib = pytest.importorskip("tomli")
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["importlinter"]["contracts"]
+
+
+def layers() -> list[tuple[str, ...]]:
+    """The layers contract's layers, lowest first, each a tuple of its parts."""
+    (contract,) = [c for c in contracts() if c["type"] == "layers"]
+    return [tuple(p.strip() for p in re.split(r"[:|]", layer)) for layer in reversed(contract["layers"])]
 
 
 def module_name(path: Path) -> str:
@@ -63,24 +70,30 @@ def part(module: str) -> str:
     return bits[1] if len(bits) > 1 else "citetrain"
 
 
-def test_every_part_has_a_layer():
-    parts = {part(m) for m in graph() if m not in ENTRY_POINTS}
-    assert parts <= set(RANK), f"parts of citetrain with no layer in this test: {parts - set(RANK)}"
+def test_import_contracts_are_kept():
+    """``lint-imports`` (the contracts in pyproject.toml) passes on the package."""
+    run = subprocess.run([sys.executable, "-c", "import sys; from importlinter.cli import "
+                          "lint_imports_command; sys.exit(lint_imports_command())", "--no-cache"],
+                         cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
 
 
-def upward_imports(edges: dict[str, set[str]]) -> list[str]:
-    bad = []
-    for importer, targets in edges.items():
-        if importer in ENTRY_POINTS:
-            continue
-        for target in targets:
-            if target == "citetrain":
-                continue
-            if part(target) == "cli" and part(importer) != "cli":  # cli shares its own helpers
-                bad.append(f"{importer} -> {target} (only entry points import the command line)")
-            elif RANK[part(target)] > RANK[part(importer)]:
-                bad.append(f"{importer} -> {target}")
-    return sorted(bad)
+def test_the_contracts_forbid_what_the_layering_promises():
+    by_name = {c["name"]: c for c in contracts()}
+    forbidden = {(src, bad) for c in by_name.values() if c["type"] == "forbidden"
+                 for src in c["source_modules"] for bad in c["forbidden_modules"]}
+    assert {("citetrain.train", "citetrain.builders"), ("citetrain.train", "citetrain.judge_training"),
+            ("citetrain.rewards", "citetrain.builders"),
+            ("citetrain.quickstart", "citetrain.cli")} <= forbidden
+    assert [p for layer in layers() for p in layer][:3] == ["records", "errors", "config"]
+    assert layers()[-1] == ("cli", "quickstart")
+
+
+def test_docs_draw_the_contract_layers():
+    """docs/concepts/layers.md's table lists the contract's layers, in order, part for part."""
+    text = (ROOT / "docs" / "concepts" / "layers.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| [a-z /,_]+ \| ((?:`[a-z_]+`(?:, )?)+) \|", text, flags=re.M)
+    assert [tuple(re.findall(r"`([a-z_]+)`", r)) for r in rows] == layers()
 
 
 def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
@@ -120,20 +133,11 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
-def test_no_upward_import():
-    assert upward_imports(graph()) == []
-
-
 def test_no_import_cycle():
     assert cycles(graph()) == []
 
 
-def test_the_checks_catch_what_they_name():
-    edges = {"citetrain.metrics.a": {"citetrain.builders.b"}, "citetrain.builders.b": set(),
-             "citetrain.train.c": {"citetrain.cli.main"}, "citetrain.cli.main": set()}
-    assert upward_imports(edges) == ["citetrain.metrics.a -> citetrain.builders.b",
-                                     "citetrain.train.c -> citetrain.cli.main (only entry points "
-                                     "import the command line)"]
+def test_the_cycle_check_catches_a_cycle():
     loop = {"citetrain.nli.x": {"citetrain.nli.y"}, "citetrain.nli.y": {"citetrain.nli.x"}}
     assert cycles(loop) == [["citetrain.nli.x", "citetrain.nli.y"]]
 
@@ -141,5 +145,6 @@ def test_the_checks_catch_what_they_name():
 def test_layer_table_matches_the_tree():
     on_disk = {p.name for p in PACKAGE.iterdir() if p.is_dir() and (p / "__init__.py").exists()}
     on_disk |= {p.stem for p in PACKAGE.glob("*.py")} - {"__init__", "__main__", "build"}
-    assert on_disk == set(RANK), defaultdict(set, {"missing": set(RANK) - on_disk,
-                                                   "extra": on_disk - set(RANK)})
+    parts = {p for layer in layers() for p in layer}
+    assert on_disk == parts, defaultdict(set, {"missing": parts - on_disk,
+                                               "extra": on_disk - parts})

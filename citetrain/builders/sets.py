@@ -16,32 +16,13 @@ from citetrain.analysis.support import is_empty_statement
 from citetrain.analysis.editdist import Action
 from citetrain.metrics.itercoe import REASONS, render_citeeval_prompt
 from citetrain.records import Record
+from citetrain.rewards.preference import perturb, unit_rng
 from citetrain.text import prompts as P
 from citetrain.text.marks import Statement, attach_marks
 
 Rows = Sequence[dict[str, Any]]
 Example = dict[str, Any]
 _REASON_OF = {action: (tag, n) for (tag, n), action in REASONS.items()}
-
-
-def unit_rng(seed: int, *key: Any) -> random.Random:
-    """A random generator that depends only on the seed and the unit (order-independent)."""
-    digest = hashlib.sha256(repr((seed, *key)).encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
-
-
-def perturb(cites: Sequence[int], n_docs: int, rng: random.Random) -> list[int]:
-    """Drop one cited id, or add one uncited doc id, at random (each when possible)."""
-    cites = list(dict.fromkeys(cites))
-    spare = [d for d in range(1, n_docs + 1) if d not in cites]
-    moves = (["drop"] if cites else []) + (["add"] if spare else [])
-    if not moves:
-        return cites
-    if rng.choice(moves) == "drop":
-        cites.pop(rng.randrange(len(cites)))
-    else:
-        cites.append(rng.choice(spare))
-    return cites
 
 
 def _usable(rows: Rows, dropped: Counter[str]) -> list[dict[str, Any]]:

@@ -47,6 +47,7 @@ from typing import Callable, Iterator, Protocol, Sequence
 from citetrain.builders import perturb as P
 from citetrain.builders import rephrase as R
 from citetrain.builders.edits import Doc, is_clean, join, n_words, norm, parsed
+from citetrain.io.labelled import TRANSFORM_LEVELS
 from citetrain.nli.lexical import content_words
 
 MAX_WORDS = 60  # longer sentences are used as context only
@@ -259,13 +260,16 @@ def alter_one(win: Window, rng: random.Random) -> Result:
     return None
 
 
-TRANSFORMS: dict[str, tuple[Callable[[Window, random.Random], Result], int]] = {
-    "copy": (copy, 2), "drop_modifiers": (drop_modifiers, 2), "merge": (merge, 2),
-    "reorder": (reorder, 2), "pronoun": (pronoun, 2),
-    "swap_entity": (swap_entity, 0), "negate": (negate, 0), "swap_roles": (swap_roles, 0),
-    "other_passage": (other_passage, 0), "unrelated": (unrelated, 0),
-    "add_fact": (add_fact, 1), "alter_one": (alter_one, 1),
+_FUNCTIONS: dict[str, Callable[[Window, random.Random], Result]] = {
+    "copy": copy, "drop_modifiers": drop_modifiers, "merge": merge, "reorder": reorder,
+    "pronoun": pronoun, "swap_entity": swap_entity, "negate": negate, "swap_roles": swap_roles,
+    "other_passage": other_passage, "unrelated": unrelated, "add_fact": add_fact,
+    "alter_one": alter_one,
 }
+# each transformation with the support level it leaves (the names and levels are the pairs
+# dataset's, in citetrain.io.labelled, where recipes read them)
+TRANSFORMS: dict[str, tuple[Callable[[Window, random.Random], Result], int]] = {
+    name: (_FUNCTIONS[name], level) for name, level in TRANSFORM_LEVELS.items()}
 LABELS = {name: label for name, (_, label) in TRANSFORMS.items()}
 
 

@@ -164,6 +164,15 @@ LABELLED_CONVERTERS: dict[str, Callable[[dict[str, Any], int], list[Row]]] = {
 # training (``citetrain.judge_training.pairs``), which checks it reads exactly these.
 DERIVED_FORMATS = ("wice_tokens", "synth", "refiner", "gold", "wice_evidence")
 
+# The transformations a pairs build applies to a reference sentence, with the support level of
+# the statement each one makes (citetrain.builders.transforms holds them; recipes name them in
+# crossencoder.built_exclude).
+TRANSFORM_LEVELS = {
+    "copy": 2, "drop_modifiers": 2, "merge": 2, "reorder": 2, "pronoun": 2,
+    "swap_entity": 0, "negate": 0, "swap_roles": 0, "other_passage": 0, "unrelated": 0,
+    "add_fact": 1, "alter_one": 1,
+}
+
 
 def source_formats() -> set[str]:
     """The ``FORMAT`` names a ``crossencoder.labelled`` entry may start with."""

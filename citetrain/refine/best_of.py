@@ -4,7 +4,7 @@ replaces the statement's citations.
 
 A statement's candidates are the distinct id sets of its N sampled outputs (ids out of range
 dropped, at most ``max_ids`` each) and its given citations, listed first so that a tie keeps them
-(:func:`citetrain.builders.selfcite_pairs.candidate_sets` with nothing drawn at random). All
+(:func:`citetrain.rewards.selfcite_pairs.candidate_sets` with nothing drawn at random). All
 candidates of a chunk of records go to the reward in one call, so their ablated contexts are
 batched together. The text stays byte-identical outside the marks
 (:func:`citetrain.refine.generative.replace_citations`).
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any, Callable, Sequence
 
-from citetrain.builders.selfcite_pairs import candidate_sets
+from citetrain.rewards.selfcite_pairs import candidate_sets
 from citetrain.errors import CitetrainError
 from citetrain.records import Record
 from citetrain.refine.generative import COUNT_KEYS, refiner_prompts, replace_citations

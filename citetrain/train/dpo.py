@@ -1,10 +1,10 @@
 """``kind: dpo``: trl's ``DPOTrainer`` on preference pairs made from a built refiner or generator
 set: the gold completion chosen over a perturbed or the original citation set
-(:func:`citetrain.builders.rl_sets.preference_pairs`), or over the worst of ``rl.samples``
+(:func:`citetrain.rewards.preference.preference_pairs`), or over the worst of ``rl.samples``
 completions sampled from the starting model and ranked by the recipe's reward mix
 (``rl.rejected: sampled``; the best is then the chosen one), or SelfCite's best and worst
 citation sets by the context-ablation reward (``rl.rejected: selfcite``,
-:mod:`citetrain.builders.selfcite_pairs`). With ``model.adapter`` the SFT adapter
+:mod:`citetrain.rewards.selfcite_pairs`). With ``model.adapter`` the SFT adapter
 trains on and a frozen copy of it is the reference model."""
 from __future__ import annotations
 
@@ -18,10 +18,10 @@ from citetrain.train.recipe_schema import Recipe, RLSection
 def sampled_pairs(model: Any, tokenizer: Any, examples: Any, records: dict[str, Any],
                   recipe: Recipe) -> list[dict[str, Any]]:
     """One pair per prompt whose ``rl.samples`` sampled completions do not all tie: the best and
-    the worst by the reward mix (:func:`citetrain.builders.rl_sets.ranked_pair`)."""
+    the worst by the reward mix (:func:`citetrain.rewards.preference.ranked_pair`)."""
     import torch
 
-    from citetrain.builders.rl_sets import ranked_pair, reward_columns
+    from citetrain.rewards.preference import ranked_pair, reward_columns
     from citetrain.models.generate import generate_texts
     from citetrain.train.grpo import reward_functions
 
@@ -49,11 +49,11 @@ def sampled_pairs(model: Any, tokenizer: Any, examples: Any, records: dict[str, 
 
 def selfcite_rows(model: Any, tokenizer: Any, examples: Any, records: dict[str, Any],
                   recipe: Recipe) -> tuple[list[dict[str, Any]], int]:
-    """SelfCite pairs (:mod:`citetrain.builders.selfcite_pairs`): ``rl.samples`` outputs sampled
+    """SelfCite pairs (:mod:`citetrain.rewards.selfcite_pairs`): ``rl.samples`` outputs sampled
     per prompt from the starting model, the given and drawn citation sets, ranked by the reward."""
     import torch
 
-    from citetrain.builders.selfcite_pairs import selfcite_pairs
+    from citetrain.rewards.selfcite_pairs import selfcite_pairs
     from citetrain.models.generate import generate_texts
     from citetrain.train.grpo import selfcite_reward
 
@@ -74,7 +74,7 @@ def pairs_dataset(s: Any, examples: Any, what: str) -> Any:
     """The DPO pairs of ``examples`` as a ``datasets.Dataset`` (made on the main process first)."""
     import datasets
 
-    from citetrain.builders.rl_sets import preference_pairs
+    from citetrain.rewards.preference import preference_pairs
 
     recipe, rl = s.recipe, s.recipe.rl or RLSection()
     if not s.records:

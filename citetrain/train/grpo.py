@@ -16,7 +16,7 @@ def reward_dataset(examples: Any, records: dict[str, Any], rl: RLSection) -> Any
     """A ``datasets.Dataset`` of prompts with the reward columns (:func:`reward_columns`)."""
     import datasets
 
-    from citetrain.builders.rl_sets import reward_columns
+    from citetrain.rewards.preference import reward_columns
 
     if not records:
         raise CitetrainError("kind grpo scores completions against the records' passages: no "

@@ -124,7 +124,7 @@ def _crossencoder_errors(r: Recipe) -> list[str]:
                     "crossencoder.built")
     errs += _not_full_errors(r)
     if c.built_exclude:
-        from citetrain.builders.transforms import TRANSFORMS
+        from citetrain.io.labelled import TRANSFORM_LEVELS as TRANSFORMS
 
         unknown = [t for t in c.built_exclude if t not in TRANSFORMS]
         if unknown:

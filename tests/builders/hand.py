@@ -1,6 +1,6 @@
 """Hand-built records and a scripted NLI whose minimal subsets, gold ids and edits are known."""
-from citetrain.nli.table import TableNLI
 from citetrain.records import Doc, Record
+from tests.nli_table import TableNLI
 
 DOCS = [Doc(title="a", text="Alpha fact."), Doc(title="b", text="Beta fact."),
         Doc(title="c", text="Gamma fact."), Doc(title="d", text="Delta fact.")]

@@ -5,9 +5,9 @@ from citetrain.analysis.support import analyse, analyses_of, analysis_row
 from citetrain.builders.positional import add_claim_targets
 from citetrain.builders.sets import generator_examples
 from citetrain.nli.engine import NLIEngine
-from citetrain.nli.table import TableNLI
 from citetrain.records import Doc, Record
 from citetrain.text.claims import atomic_claims
+from tests.nli_table import TableNLI
 
 DOCS = [Doc(title="a", text="Rivers flow north."), Doc(title="b", text="Lakes are deep."),
         Doc(title="c", text="Seas are salty.")]

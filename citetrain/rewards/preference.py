@@ -1,4 +1,5 @@
-"""The sets GRPO and DPO read, made from a built refiner or generator set and its records.
+"""The preference and reward sets GRPO and DPO read, made from a built refiner or generator
+set and its records (``citetrain build`` and the DPO run both make them).
 
 * :func:`reward_columns`: each example with the columns the citation rewards
   (:mod:`citetrain.rewards.citation`) read: ``docs`` (the record's passages), and for a refiner's
@@ -9,7 +10,7 @@
   example's gold completion; ``rejected`` is, by ``rejected``:
 
   - ``"perturbed"``: the gold citations with one id dropped or one uncited id added
-    (:func:`citetrain.builders.sets.perturb`, seeded per example; a generator's answer has
+    (:func:`perturb`, seeded per example; a generator's answer has
     each sentence's marks perturbed so);
   - ``"original"``: the citations the statement had in its record (what a generator wrote), when
     they differ from the gold; otherwise perturbed as above (refiner sets only).
@@ -19,9 +20,10 @@
 """
 from __future__ import annotations
 
+import hashlib
+import random
 from typing import Any, Iterable, Sequence
 
-from citetrain.builders.sets import perturb, unit_rng
 from citetrain.errors import CitetrainError
 from citetrain.records import Record
 from citetrain.text import prompts as P
@@ -29,6 +31,26 @@ from citetrain.text.marks import attach_marks
 from citetrain.text.statements import statements
 
 REJECTED = ("perturbed", "original")
+
+
+def unit_rng(seed: int, *key: Any) -> random.Random:
+    """A random generator that depends only on the seed and the unit (order-independent)."""
+    digest = hashlib.sha256(repr((seed, *key)).encode()).digest()
+    return random.Random(int.from_bytes(digest[:8], "big"))
+
+
+def perturb(cites: Sequence[int], n_docs: int, rng: random.Random) -> list[int]:
+    """Drop one cited id, or add one uncited doc id, at random (each when possible)."""
+    cites = list(dict.fromkeys(cites))
+    spare = [d for d in range(1, n_docs + 1) if d not in cites]
+    moves = (["drop"] if cites else []) + (["add"] if spare else [])
+    if not moves:
+        return cites
+    if rng.choice(moves) == "drop":
+        cites.pop(rng.randrange(len(cites)))
+    else:
+        cites.append(rng.choice(spare))
+    return cites
 
 
 def _record(records: dict[str, Record], ex: dict[str, Any]) -> Record:

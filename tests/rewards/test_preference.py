@@ -1,10 +1,10 @@
 """The GRPO / DPO sets made from built refiner and generator examples
-(citetrain/builders/rl_sets.py), on records written for the test."""
+(citetrain/rewards/preference.py), on records written for the test."""
 from __future__ import annotations
 
 import pytest
 
-from citetrain.builders.rl_sets import preference_pairs, ranked_pair, reward_columns
+from citetrain.rewards.preference import preference_pairs, ranked_pair, reward_columns
 from citetrain.errors import CitetrainError
 from citetrain.records import Doc, Record
 

@@ -1,13 +1,13 @@
 """SelfCite preference pairs: per statement of a refiner set, N candidate citation sets ranked
 by the context-ablation reward (:mod:`citetrain.rewards.selfcite`), the best chosen over the
-worst, as the DPO rows of :func:`citetrain.builders.rl_sets.preference_pairs` (``id``, ``unit``,
+worst, as the DPO rows of :func:`citetrain.rewards.preference.preference_pairs` (``id``, ``unit``,
 ``prompt``, ``chosen``, ``rejected``; completions as ``" [1][3]"``, ``" []"`` for none).
 
 A statement's candidates, in this order, duplicates removed (ids kept in range, at most
 ``max_ids`` each): the statement's given citations, the ids of the model's sampled outputs when
 given (``sampled``, what ``kind: dpo`` with ``rl.rejected: selfcite`` draws from the starting
 model, as SelfCite samples its own model), then sets drawn at random (each passage in with
-probability ``max_ids / |C|``, seeded per example with :func:`~citetrain.builders.sets.unit_rng`)
+probability ``max_ids / |C|``, seeded per example with :func:`~citetrain.rewards.preference.unit_rng`)
 until there are ``n``. A statement whose candidates all score the same (within ``margin``) makes
 no pair and is counted as skipped.
 """
@@ -15,10 +15,9 @@ from __future__ import annotations
 
 from typing import Any, Iterable, Sequence
 
-from citetrain.builders.rl_sets import unit_statements
-from citetrain.builders.sets import unit_rng
 from citetrain.errors import CitetrainError
 from citetrain.records import Record
+from citetrain.rewards.preference import unit_rng, unit_statements
 from citetrain.rewards.selfcite import Case, SelfCiteReward
 from citetrain.text import prompts as P
 

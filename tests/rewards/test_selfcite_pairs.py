@@ -1,4 +1,4 @@
-"""SelfCite preference pairs (citetrain/builders/selfcite_pairs.py): per statement the best and
+"""SelfCite preference pairs (citetrain/rewards/selfcite_pairs.py): per statement the best and
 the worst candidate citation set by the context-ablation reward, as DPO rows; on a scorer that
 copies from its context the chosen set is the passage that holds the statement's words."""
 from __future__ import annotations
@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from citetrain.builders.selfcite_pairs import candidate_sets, selfcite_pairs
+from citetrain.rewards.selfcite_pairs import candidate_sets, selfcite_pairs
 from citetrain.errors import CitetrainError
 from citetrain.records import Record
 from citetrain.rewards.selfcite import SelfCiteReward
