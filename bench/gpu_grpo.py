@@ -49,7 +49,7 @@ from transformers import TrainerCallback  # noqa: E402
 from bench.gpu_train import LLAMA3_8B, SMOKE, build_model, device_line, quiet  # noqa: E402
 from bench.nli_engine import BIG  # noqa: E402
 from bench.train_throughput import build_data  # noqa: E402
-from citetrain.train import setup as S  # noqa: E402
+from citetrain.train import components as S  # noqa: E402
 from citetrain.train.recipe import load_recipe  # noqa: E402
 
 RECIPE = REPO / "recipes" / "refiner-grpo.yaml"

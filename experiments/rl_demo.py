@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     from citetrain.metrics.evaluate import evaluate
     from citetrain.nli.registry import make_engine
     from citetrain.train.scoring import score_outputs
-    from citetrain.train.setup import load_records
+    from citetrain.train.components import load_records
 
     missing = [p for p in RUNS.values() if not (REPO / p / "final").is_dir()]
     if missing:

@@ -24,7 +24,8 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "citetrain"
-ENTRY_POINTS = {"citetrain", "citetrain.__main__", "citetrain.build", "citetrain.train.__main__"}
+ENTRY_POINTS = {"citetrain", "citetrain.__main__", "citetrain.build", "citetrain.train.__main__",
+                "citetrain.evaluation.__main__"}
 
 
 def contracts() -> list[dict]:

@@ -40,7 +40,7 @@ from citetrain import __version__
 from citetrain.builders.pairs_gen import GenConfig, shard_pairs
 from citetrain.builders.passages import PassageSet, read_passages
 from citetrain.builders.pool import SentencePool
-from citetrain.builders.run import check_state, out_dir
+from citetrain.builders.stages import check_state, out_dir
 from citetrain.io.writers import save_atomically
 from citetrain.builders.spec import TRANSFORMS, BuildSpec
 from citetrain.errors import CitetrainError

@@ -1,4 +1,4 @@
-"""``build(spec)``: the whole data build, in the stages of :mod:`citetrain.builders.run`."""
+"""``build(spec)``: the whole data build, in the stages of :mod:`citetrain.builders.stages`."""
 from __future__ import annotations
 
 import json
@@ -9,7 +9,7 @@ from typing import Any, Callable
 
 from citetrain import __version__
 from citetrain.analysis.support import is_empty_statement
-from citetrain.builders.run import (
+from citetrain.builders.stages import (
     Ranks,
     analyse_shard,
     check_work,
@@ -51,7 +51,7 @@ def make_build_engine(spec: BuildSpec, out: Path, ranks: Ranks, progress: bool) 
 def _teacher(spec: BuildSpec, out: Path, prompts: list[tuple[str, int]],
              progress: bool) -> Callable[[str], str | None]:
     """Ask the teacher every prompt (cached, resumable) and return a lookup of parsable outputs."""
-    from citetrain.builders.teacher import teacher_outputs
+    from citetrain.builders.itercoe_targets import teacher_outputs
 
     got = teacher_outputs(spec.judge.teacher, prompts, out / "work" / "teacher.sqlite",  # type: ignore[union-attr]
                           progress)

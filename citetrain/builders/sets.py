@@ -8,7 +8,6 @@ between prompt and completion (the loss mask is cut there). Analyses are the row
 from __future__ import annotations
 
 import hashlib
-import random
 from collections import Counter
 from typing import Any, Callable, Sequence
 

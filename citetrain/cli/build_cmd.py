@@ -25,7 +25,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from citetrain.builders.pipeline import build
-    from citetrain.builders.run import launcher_ranks
+    from citetrain.builders.stages import launcher_ranks
     from citetrain.builders.spec import load_spec
 
     spec = load_spec(args.spec, args.set)

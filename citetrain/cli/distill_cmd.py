@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from citetrain.distill.run import distill
+    from citetrain.distill.pipeline import distill
     from citetrain.distill.spec import load_spec
 
     def say(line: str) -> None:

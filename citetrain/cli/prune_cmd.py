@@ -41,7 +41,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from citetrain.io.console import quiet_libraries
-    from citetrain.models.pkg import model_folder
+    from citetrain.models.package_paths import model_folder
 
     model_folder(args.model)  # a wrong path: one line, before the model libraries load
     from citetrain.judges.narrow import prune_judge

@@ -22,7 +22,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from citetrain.quickstart.plan import make_plan
-    from citetrain.quickstart.run import STAGES, run_quickstart
+    from citetrain.quickstart.pipeline import STAGES, run_quickstart
 
     plan = make_plan(args.out, args.seed, args.fast)
     if args.dry_run:

@@ -9,5 +9,5 @@ as parallel processes, or an NLI / LLM engine) and their teacher file
 (:mod:`citetrain.judges.export`). :mod:`~citetrain.distill.spec` is the schema,
 :mod:`~citetrain.distill.plan` and :mod:`~citetrain.distill.student` make the steps,
 :mod:`~citetrain.distill.chain` runs them resumably, :mod:`~citetrain.distill.runs` starts the
-training processes, :mod:`~citetrain.distill.run` ties them together.
+training processes, :mod:`~citetrain.distill.pipeline` ties them together.
 """

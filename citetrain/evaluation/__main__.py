@@ -9,7 +9,7 @@ import os
 import sys
 
 from citetrain.errors import run_reporting
-from citetrain.evaluation.args import add_arguments
+from citetrain.cli.eval_args import add_arguments
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -19,7 +19,7 @@ def main(argv: list[str] | None = None) -> int:
     add_arguments(p)
     p.add_argument("--debug", action="store_true", help="show tracebacks on errors")
     args = p.parse_args(argv)
-    from citetrain.evaluation.run import run_eval
+    from citetrain.cli.eval_cmd import run_eval
 
     return run_reporting("citetrain eval", lambda: run_eval(args), args.debug)
 

@@ -12,7 +12,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any, Sequence
 
-from citetrain.builders.run import Ranks
+from citetrain.builders.stages import Ranks
 from citetrain.errors import CitetrainError
 from citetrain.evaluation.inputs import RunOptions, input_hashes, out_dir, read_inputs
 from citetrain.evaluation.kinds import checkpoint_identity, resolve_kind
@@ -26,7 +26,7 @@ from citetrain.records import Record
 def run_checkpoint(suite: Suite, opts: RunOptions) -> int:
     """Dispatch by the checkpoint's kind; under ``accelerate launch`` every process generates
     its share, and only the main process refines, judges, scores and writes."""
-    from citetrain.builders.run import launcher_ranks
+    from citetrain.builders.stages import launcher_ranks
 
     kind = resolve_kind(suite.model)
     if kind == "generator":

@@ -16,7 +16,7 @@ from typing import Any, Callable, Sequence
 
 from tqdm.auto import tqdm
 
-from citetrain.builders.run import Ranks
+from citetrain.builders.stages import Ranks
 from citetrain.errors import CitetrainError
 from citetrain.io.chunks import ChunkStore
 from citetrain.metrics.suites import SuiteModel

@@ -11,7 +11,7 @@ from citetrain.config import validate
 from citetrain.errors import CitetrainError
 from citetrain.io.assets import resolve
 from citetrain.io.readers import sha256_file
-from citetrain.evaluation.args import MODEL_OPTIONS, SCORE_CHUNK
+from citetrain.evaluation.options import MODEL_OPTIONS, SCORE_CHUNK
 from citetrain.metrics.suites import Suite, SuiteData, SuiteModel, load_suite
 from citetrain.records import Record
 

@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any, Iterator
 
 from citetrain.errors import CitetrainError
-from citetrain.evaluation.args import SCORE_CHUNK
-from citetrain.evaluation.inputs import RunOptions, input_hashes
+from citetrain.evaluation.options import SCORE_CHUNK
+from citetrain.evaluation.inputs import RunOptions, input_hashes, out_dir
 from citetrain.io.readers import Problems, iter_records, require_file, summarize_skips
 from citetrain.io.writers import atomic_write_text, atomic_writer
 from citetrain.metrics.suites import Suite
@@ -111,7 +111,7 @@ def save_chunk(work: Path, k: int, done: dict[str, Any]) -> None:
 def run_streamed(suite: Suite, opts: RunOptions, out: Path, size: int = SCORE_CHUNK) -> dict[str, Any]:
     """Score the suite's predictions in chunks (this process's share), then, on the main
     process, write the report; returns ``{"scored": [...], "resumed": [...]}`` chunk numbers."""
-    from citetrain.builders.run import launcher_ranks
+    from citetrain.builders.stages import launcher_ranks
     from citetrain.evaluation.report import suite_engine
 
     if size < 1:
@@ -235,3 +235,10 @@ def assemble(work: Path, out: Path, n_chunks: int, suite: Suite, notes: list[str
         fh.write("\n  }\n}\n")
     print(report.table())
     print(f"\nwrote {out / 'report.json'}, {out / 'statements.jsonl'}, {out / 'table.txt'}")
+
+
+def score_predictions(suite: Any, opts: Any) -> int:
+    """Score the suite's predictions files, streamed in chunks (resumable, data-parallel under
+    ``accelerate launch``), and write the report (:mod:`citetrain.evaluation.stream`)."""
+    run_streamed(suite, opts, out_dir(suite, opts), opts.score_chunk)
+    return 0

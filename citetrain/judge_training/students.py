@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from citetrain.errors import CitetrainError
-from citetrain.train import setup as S
+from citetrain.train import components as S
 from citetrain.judge_training.pairs import LABEL_NAMES
 from citetrain.train.recipe_schema import Recipe
 

@@ -32,7 +32,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from citetrain.judge_training.teacher_scores import LEVELS, pair_key
-from citetrain.train.recipe_schema import TEACHER_LOSSES
 
 NOT_FULL = (0, 1)  # the levels a binary source's negative label allows
 

@@ -32,7 +32,7 @@ from typing import Any
 
 from citetrain.errors import CitetrainError
 from citetrain.io.writers import replace_dir
-from citetrain.train import setup as S
+from citetrain.train import components as S
 from citetrain.judge_training.pairs import LABEL_NAMES, pairs_path
 from citetrain.train.recipe_rules import best_direction
 from citetrain.train.recipe_schema import Recipe
@@ -326,7 +326,7 @@ def train_crossencoder(recipe: Recipe, extra_callbacks: tuple[Any, ...] = ()) ->
     from transformers import set_seed
 
     from citetrain.judge_training.card import card_sections
-    from citetrain.models.pkg import resolve_model_path
+    from citetrain.models.package_paths import resolve_model_path
     from citetrain.train.card import publish
     from citetrain.train.resume import resume_point
 

@@ -42,7 +42,7 @@ def prune_judge(model: str | Path, out: str | Path, keep: int | Sequence[int],
     """Write ``model`` (a classifier folder) pruned to ``keep`` feed-forward units a layer, or
     ``keep[i]`` in layer ``i``, into ``out`` (replaced as a whole when done); returns what its
     card reports."""
-    from citetrain.models.pkg import model_folder
+    from citetrain.models.package_paths import model_folder
 
     src = model_folder(model)  # before torch is imported: a wrong path fails at once
     import torch

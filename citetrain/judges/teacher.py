@@ -19,7 +19,7 @@ from collections import Counter
 from typing import Any, Literal, Sequence
 
 from citetrain.judges.base import JudgeResult, timed
-from citetrain.llm.teacher import DEFAULT_MAX_TOKENS, teacher_chat
+from citetrain.llm.teacher_chat import DEFAULT_MAX_TOKENS, teacher_chat
 from citetrain.metrics.base import MetricResult, skipped_info
 from citetrain.metrics.citeeval import Scenario, citeeval_from_judgements
 from citetrain.metrics.itercoe import (
@@ -39,7 +39,7 @@ class TeacherJudge:
     model : the model name the endpoint serves.
     base_url : endpoint root ending in ``/v1`` (default ``$OPENAI_BASE_URL`` or OpenAI's).
     api_key_env : environment variable with the key; read per request, never stored or shown.
-    cache_path : the SQLite answer cache (default :func:`citetrain.llm.teacher.default_cache_path`).
+    cache_path : the SQLite answer cache (default :func:`citetrain.llm.teacher_chat.default_cache_path`).
     max_tokens, concurrency, tries, retry_delay, timeout : the chat client's settings.
     rating : ``"itercoe"`` ((r − 1) / 4), ``"editdist"`` (EDITDIST of the edits) or
         ``"ensemble"`` (their mean).

@@ -83,7 +83,7 @@ def train(plan: Plan, validation: list[Record], log: Log = print) -> dict[str, A
     from citetrain.nli.registry import make_engine
     from citetrain.quickstart.callback import PairRefinerScoreCallback
     from citetrain.runner import run_recipe
-    from citetrain.models.pkg import resolve_model_path
+    from citetrain.models.package_paths import resolve_model_path
 
     done = plan.run_dir / "quickstart_train.json"
     restore_old_dir(plan.run_dir / "final")

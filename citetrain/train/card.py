@@ -34,7 +34,7 @@ def publish(final: Path, recipe: Any, data_path: Any, summary: dict[str, Any], b
             trainer: Any, tokenizer: Any, out: Path, card_extra: str = "") -> None:
     """The end of every run on the main process: model card (with the trainer's ``card_extra``
     sections), ``train_summary.json`` and, when the recipe asks, the push to the hub."""
-    from citetrain.train.setup import write_json
+    from citetrain.train.components import write_json
 
     write_model_card(final, recipe, data_path, summary, base, card_extra)
     write_json(out / "train_summary.json", summary)

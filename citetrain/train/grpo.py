@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from citetrain.errors import CitetrainError
-from citetrain.train import setup as S
+from citetrain.train import components as S
 from citetrain.train.recipe_schema import Recipe, RLSection
 
 

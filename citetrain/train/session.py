@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from citetrain.train import setup as S
+from citetrain.train import components as S
 from citetrain.train.recipe_rules import task_of
 from citetrain.train.recipe_schema import Recipe
 from citetrain.train.resume import resume_point

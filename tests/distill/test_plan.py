@@ -6,7 +6,7 @@ import pytest
 import yaml
 
 from citetrain.distill.plan import finished_build
-from citetrain.distill.run import plan
+from citetrain.distill.pipeline import plan
 from citetrain.distill.runs import TrainRun, run_all, slots
 from citetrain.distill.spec import load_spec
 from citetrain.errors import CitetrainError

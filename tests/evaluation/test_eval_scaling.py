@@ -16,8 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from citetrain.evaluation.args import add_arguments
-from citetrain.evaluation.run import run_eval
+from citetrain.cli.eval_args import add_arguments
+from citetrain.cli.eval_cmd import run_eval
 from tests.scaling import scaling_ratio
 
 WORDS = ["alpha", "bravo", "charlie", "delta", "echo"]

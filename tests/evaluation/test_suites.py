@@ -9,7 +9,7 @@ import yaml
 
 from citetrain.config import ConfigError
 from citetrain.errors import CitetrainError
-from citetrain.evaluation.args import add_arguments
+from citetrain.cli.eval_args import add_arguments
 from citetrain.evaluation.inputs import load_target
 from citetrain.metrics.suites import load_suite
 

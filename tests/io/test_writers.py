@@ -136,7 +136,7 @@ def test_replace_dir_moves_a_leftover_old_folder_out_of_the_way(tmp_path):
 
 
 def test_a_folder_left_at_old_by_a_kill_between_the_renames_is_put_back(tmp_path):
-    from citetrain.models.pkg import resolve_model_path
+    from citetrain.models.package_paths import resolve_model_path
 
     (tmp_path / "final.old").mkdir()  # killed after the first rename, before the second
     (tmp_path / "final.old" / "config.json").write_text("{}")

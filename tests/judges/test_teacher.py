@@ -14,7 +14,7 @@ import pytest
 from citetrain.errors import CitetrainError
 from citetrain.judges.base import Judge
 from citetrain.judges.teacher import TeacherJudge
-from citetrain.llm.teacher import default_cache_path
+from citetrain.llm.teacher_chat import default_cache_path
 from citetrain.llm.cache import ChatCache
 from citetrain.analysis.editdist import PUBLISHED_WEIGHTS, Action, editdist_score
 from citetrain.records import Doc, Record

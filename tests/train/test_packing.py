@@ -9,7 +9,7 @@ torch = pytest.importorskip("torch")
 pytest.importorskip("trl")
 
 from citetrain.train.recipe import validate_recipe  # noqa: E402
-from citetrain.train.setup import sft_config  # noqa: E402
+from citetrain.train.components import sft_config  # noqa: E402
 
 
 def recipe(tmp_path=None, packing=True, **model):
@@ -122,7 +122,7 @@ def test_packing_attends_per_example_by_default(tmp_path):
     """With data.packing and no attention named, the model loads with ``sdpa_varlen``; a named
     one, unpacked runs and remote modeling code keep theirs."""
     from citetrain.models.attention import NAME
-    from citetrain.train.setup import attention_implementation, load_model
+    from citetrain.train.components import attention_implementation, load_model
 
     assert attention_implementation(recipe()) == NAME
     assert attention_implementation(recipe(attn_implementation="eager")) == "eager"

@@ -1,7 +1,7 @@
 """The teacher LLM's chat: an OpenAI-compatible endpoint answered through the persistent cache.
 
 One place builds it for both users: the teacher judge (:mod:`citetrain.judges.teacher`) and the
-builders that distil its outputs (:mod:`citetrain.builders.teacher`).
+builders that distil its outputs (:mod:`citetrain.builders.itercoe_targets`).
 """
 from __future__ import annotations
 

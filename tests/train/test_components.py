@@ -1,8 +1,8 @@
-"""citetrain.train.setup: the dtype the weights are loaded in, and the splits read."""
+"""citetrain.train.components: the dtype the weights are loaded in, and the splits read."""
 import pytest
 import torch
 
-from citetrain.train import setup as S
+from citetrain.train import components as S
 from citetrain.train.recipe import validate_recipe
 
 BASE = {"name": "t", "kind": "refiner", "model": {"tiny": {}}, "data": {"dataset": "d"},

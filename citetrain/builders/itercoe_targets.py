@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Sequence
 
-from citetrain.llm.teacher import teacher_chat_from_settings
+from citetrain.llm.teacher_chat import teacher_chat_from_settings
 from citetrain.metrics.itercoe import parse_itercoe
 
 

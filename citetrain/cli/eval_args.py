@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-MODEL_KINDS = ("auto", "generator", "refiner", "judge")
-SCORE_CHUNK = 1000  # records scored per saved chunk (citetrain.evaluation.stream)
+from citetrain.evaluation.options import MODEL_KINDS, SCORE_CHUNK
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -52,6 +51,3 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 # the checkpoint options, as keys of the suite's model:
-MODEL_OPTIONS = {"model_kind": "kind", "max_new_tokens": "max_new_tokens",
-                 "batch_size": "batch_size", "max_length": "max_length",
-                 "max_doc_words": "max_doc_words", "chunk": "chunk", "backend": "backend"}
