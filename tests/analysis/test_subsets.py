@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from citetrain.analysis.subsets import SubsetSearch, exhaustive_calls, is_covered, run_searches
 from citetrain.nli.base import NLIResult
 from citetrain.nli.engine import NLIEngine
-from citetrain.nli.table import TableNLI
 from citetrain.records import Doc, join_docs
+from tests.nli_table import TableNLI
 
 YES = NLIResult(1.0, True)
 NO = NLIResult(0.0, False)

@@ -12,10 +12,10 @@ import pytest
 
 from citetrain.metrics.alce import alce
 from citetrain.nli.engine import NLIEngine
-from citetrain.nli.table import TableNLI
 from citetrain.records import Doc, Record
 from citetrain.text.marks import alce_remove
 from citetrain.text.statements import sentences
+from tests.nli_table import TableNLI
 
 A, B, C, D = "alpha fact", "beta fact", "gamma fact", "delta fact"
 

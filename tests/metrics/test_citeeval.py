@@ -15,9 +15,9 @@ from citetrain.analysis.editdist import Action
 from citetrain.metrics.itercoe import parse_context_labels, parse_itercoe, render_citeeval_prompt
 from citetrain.nli.engine import NLIEngine
 from citetrain.nli.lexical import LexicalNLI
-from citetrain.nli.table import TableNLI
 from citetrain.records import Doc, Record, join_docs
 from citetrain.text.statements import statements
+from tests.nli_table import TableNLI
 
 SAMPLE = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "citeeval" / \
     "system_eval_examples.json"

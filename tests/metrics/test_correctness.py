@@ -13,8 +13,8 @@ from citetrain.metrics.correctness import (
     str_em,
 )
 from citetrain.nli.engine import NLIEngine
-from citetrain.nli.table import TableNLI
 from citetrain.records import Record
+from tests.nli_table import TableNLI
 
 
 def test_normalisation_and_output_text():

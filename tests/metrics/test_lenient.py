@@ -10,8 +10,8 @@ import pytest
 from citetrain.metrics.alce import alce
 from citetrain.metrics.lenient import lenient
 from citetrain.nli.engine import NLIEngine
-from citetrain.nli.table import TableNLI
 from citetrain.records import Doc, Record
+from tests.nli_table import TableNLI
 
 A, B, C, D = "alpha fact", "beta fact", "gamma fact", "delta fact"
 

@@ -1,4 +1,5 @@
-"""A scripted NLI backend for tests and examples: entailment decided by a table of passages.
+"""A scripted NLI backend for the tests (a test double, not part of the library): entailment decided
+by a table of passages.
 
 ``TableNLI({"hypothesis": [{"A"}, {"B", "C"}]})`` entails ``hypothesis`` iff the premise contains
 every passage text of at least one listed set (monotone by construction). Passages are matched as
