@@ -117,7 +117,7 @@ def heavy_record(rid: str, n_docs: int = 10, n_statements: int = 1, seed: int = 
     """A record (plain format) that costs an NLI judge about the most calls its passages allow:
     each statement's ten made-up content words lie two to a passage, so that for lexical recall
     (threshold 0.7) no passage, pair or triple entails it but all passages together do, and every
-    pair and triple is asked (:func:`citetrain.serve.work.calls_per_statement`)."""
+    pair and triple is asked (:func:`citetrain.serve.cost.calls_per_statement`)."""
     import random
 
     rng = random.Random(f"{seed}-{rid}")

@@ -7,7 +7,7 @@ the search of this module, filled to just under ``--max-work``) and :func:`light
 random from a seed (consonant-vowel syllables), so that a fresh seed gives words no cache has seen.
 
 Measurements: :func:`rss_bytes` and :func:`cpu_seconds` of a process (``/proc``),
-:func:`plan_work` (a body's estimated work, :func:`citetrain.serve.work.plan_records`, in
+:func:`plan_work` (a body's estimated work, :func:`citetrain.serve.cost.plan_records`, in
 process) and :func:`cache_caps` (the byte caps of every memory the judge keeps).
 """
 from __future__ import annotations
@@ -88,7 +88,7 @@ def many_statements_body(seed: int = 0, statements: int = 2000, chars: int = 440
     the body or the work cap allows fewer): each repeats words of the earlier ones (one shared
     vocabulary), so the response-context gate passes and every statement is asked against its
     earlier ones."""
-    from citetrain.serve.work import CALL_CHARS, calls_per_statement
+    from citetrain.serve.cost import CALL_CHARS, calls_per_statement
 
     per = 3 * chars + calls_per_statement(1) * CALL_CHARS  # split, read ahead, read, its calls
     statements = min(statements, int(0.97 * (max_work or default_limit("max_work"))) // per)
@@ -188,10 +188,10 @@ def worst_body(seed: int = 0, max_work: int | None = None, shape: str = WORST) -
 
 
 def estimate_work(body: dict) -> int:
-    """What :class:`citetrain.serve.work.WorkModel` counts for ``body`` of spread records with a
+    """What :class:`citetrain.serve.cost.WorkModel` counts for ``body`` of spread records with a
     judge reading parts (the lexical one), without splitting: quick, for the builders' search;
     :func:`plan_work` gives the server's own figure."""
-    from citetrain.serve.work import CALL_CHARS, calls_per_statement
+    from citetrain.serve.cost import CALL_CHARS, calls_per_statement
 
     work = 0
     for rec in body["records"]:
@@ -218,11 +218,11 @@ def served_judge(name: str = "nli:lexical") -> Any:
 
 
 def plan_of(body: dict, judge_name: str = "nli:lexical", **limits: Any):
-    """The server's plan of ``body`` (:func:`citetrain.serve.work.plan_records`) at default
+    """The server's plan of ``body`` (:func:`citetrain.serve.cost.plan_records`) at default
     limits (or ``limits``); raises the server's ``RequestError`` where it would refuse."""
     from citetrain.records import Record
     from citetrain.serve.config import ServeConfig
-    from citetrain.serve.work import plan_records
+    from citetrain.serve.cost import plan_records
 
     config = ServeConfig(judge=judge_name, **limits)
     records = [Record.model_validate(r) for r in body["records"]]

@@ -73,7 +73,7 @@ def heavy_body(max_bytes: int, max_calls: int, max_items: int, records: int | No
     """A request at the size cap within the work limits: costly records (every pair and triple
     of 20 passages asked), as many as the NLI-call bound allows, padded to ``max_bytes``."""
     from bench._common import heavy_record
-    from citetrain.serve.work import calls_per_statement
+    from citetrain.serve.cost import calls_per_statement
 
     per_record = 2 * calls_per_statement(20)
     n = min(records or max_items, max_items, max_calls // per_record)

@@ -3,22 +3,15 @@ from __future__ import annotations
 
 import argparse
 
-# flag -> ServeConfig field: the limits; each flag's type, help and default are the field's own
-# (its annotation, docstring and default), so the help, the reference and the config agree
-LIMITS = {"--max-body-bytes": "max_body_bytes", "--max-passages": "max_passages",
-          "--max-items": "max_items", "--max-statements": "max_statements",
-          "--max-marks": "max_marks", "--max-nli-calls": "max_nli_calls",
-          "--max-work": "max_work", "--max-batch": "max_batch", "--batch-work": "batch_work",
-          "--wait-ms": "wait_ms", "--max-queue": "max_queue", "--timeout": "timeout_s",
-          "--header-timeout": "header_timeout_s", "--body-timeout": "body_timeout_s",
-          "--send-timeout": "send_timeout_s", "--keep-alive": "keep_alive_s",
-          "--max-connections": "max_connections", "--grace": "grace_s", "--threads": "threads"}
-OPTIONS = ("judge", "host", "port", "workers", "allow_hosts", "threads", "dtype", "union_first",
+# the settings whose flags are written here; the limits' flags (citetrain.serve.config.LIMITS) are
+# built from their fields: each flag's name, type, help and default are the field's own (its name,
+# annotation, docstring and default), so the help, the references, the refusals and the config agree
+OPTIONS = ("judge", "host", "port", "workers", "allow_hosts", "dtype", "union_first",
            "subsets", "compile", "query_recall", "response_recall")
 
 
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
-    from citetrain.serve.config import ENV_TOKEN, ServeConfig
+    from citetrain.serve.config import ENV_TOKEN, LIMITS, ServeConfig, description, flag
 
     d = ServeConfig.model_fields
     p = sub.add_parser(name, help="serve a judge over HTTP (POST /score, GET /health)",
@@ -31,7 +24,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                    "(teacher: only with a token: it spends your API key)")
     p.add_argument("--host", default=d["host"].default, help="default 127.0.0.1 (this machine only)")
     p.add_argument("--port", type=int, default=d["port"].default)
-    p.add_argument("--workers", type=int, default=1, help="worker processes, each with the judge loaded once")
+    p.add_argument("--workers", type=int, default=d["workers"].default,
+                   help=description("workers"))
     p.add_argument("--token-file", metavar="PATH", help="read the bearer token asked of every "
                    f"/score request from PATH (or set ${ENV_TOKEN}): exactly one non-empty "
                    "line, whitespace around it dropped")
@@ -40,12 +34,11 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--allow-host", dest="allow_hosts", action="append", default=[], metavar="NAME",
                    help="a Host header name accepted besides the bound address and localhost "
                    "(repeatable; '*' accepts any; others get 421)")
-    for flag, key in LIMITS.items():
+    for key in LIMITS:
         field = d[key]
         default = "cores / workers" if field.default is None else field.default
-        p.add_argument(flag, dest=key, type=float if field.annotation is float else int,
-                       default=field.default,
-                       help=f"{' '.join((field.description or '').split())} (default {default})")
+        p.add_argument(flag(key), dest=key, type=float if field.annotation is float else int,
+                       default=field.default, help=f"{description(key)} (default {default})")
     p.add_argument("--dtype", help="crossencoder / nli: fp32, bf16, fp16 or int8")
     p.add_argument("--union-first", action="store_true", default=None,
                    help="crossencoder / nli: ask the cited passages alone, then the union of all, "
@@ -59,9 +52,9 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--response-recall", type=float, help="crossencoder / nli: the same against the "
                    "earlier statements (default 0.8; 0 and 0: the NLI alone decides)")
     p.add_argument("--calibrate", action="store_true",
-                   help="time this judge here on adversarial requests and print the --max-work "
-                   "and --batch-work that give a 5 s request and a 250 ms batch, then exit "
-                   "(nothing is served)")
+                   help="time this judge here on adversarial requests and print the "
+                   f"{flag('max_work')} and {flag('batch_work')} that give a 5 s request and a "
+                   "250 ms batch, then exit (nothing is served)")
     p.set_defaults(run=run)
 
 
@@ -69,19 +62,17 @@ def run(args: argparse.Namespace) -> int:
     from pydantic import ValidationError
 
     from citetrain.errors import CitetrainError
-    from citetrain.serve.config import ServeConfig
+    from citetrain.serve.config import LIMITS, ServeConfig, flag
     from citetrain.serve.run import read_token, serve
 
-    fields = {k: getattr(args, k) for k in OPTIONS}
-    fields.update({key: getattr(args, key) for key in LIMITS.values()})
-    flags = {key: flag for flag, key in LIMITS.items()}
+    fields = {k: getattr(args, k) for k in (*OPTIONS, *LIMITS)}
     token = read_token(args.token, args.token_file)
     try:
         config = ServeConfig(**fields, token=token)
     except ValidationError as exc:
         err = exc.errors()[0]
         key = str(err["loc"][0]) if err["loc"] else "max_queue"  # the one check across fields
-        where = flags.get(key) or f"--{key.replace('_', '-')}"
+        where = flag(key)
         raise CitetrainError(f"{where}: {err['msg'].removeprefix('Value error, ')}") from None
     if args.calibrate:
         return calibrate_flags(config)
@@ -92,16 +83,18 @@ def calibrate_flags(config) -> int:
     """``--calibrate``: the judge loaded as the server loads it, timed, and the flags printed."""
     from citetrain.serve.app import load_judge
     from citetrain.serve.calibrate import calibrate
+    from citetrain.serve.config import flag
     from citetrain.serve.run import check_judge
+    from citetrain.serve.scoring import is_nli_judge
 
     check_judge(config.judge, config.token)
     judge = load_judge(config)
-    if getattr(judge, "engine", None) is None:
+    if not is_nli_judge(judge):
         from citetrain.errors import CitetrainError
 
         raise CitetrainError(f"--calibrate: judge {config.judge} has no NLI engine; its cost is "
-                             "one prompt per record (--max-items bounds it)")
+                             f"one prompt per record ({flag('max_items')} bounds it)")
     max_work, batch_work = calibrate(judge, config)
-    print(f"{config.judge} on this machine: --max-work {max_work} --batch-work {batch_work} "
-          f"(5 s a request, 250 ms a batch, at the slowest rate seen)")
+    print(f"{config.judge} on this machine: {flag('max_work')} {max_work} {flag('batch_work')} "
+          f"{batch_work} (5 s a request, 250 ms a batch, at the slowest rate seen)")
     return 0

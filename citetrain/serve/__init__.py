@@ -2,7 +2,7 @@
 
 :mod:`~citetrain.serve.config` (what a server is told), :mod:`~citetrain.serve.bodies` (request
 bodies read with citetrain's own record converters, checked against the limits),
-:mod:`~citetrain.serve.work` (a request's work bounded before any NLI call),
+:mod:`~citetrain.serve.cost` (a request's cost to the judge bounded before any NLI call),
 :mod:`~citetrain.serve.guards` (Host, token, content type, the body under a cap and a deadline),
 :mod:`~citetrain.serve.batcher` (requests of many clients scored in fair batches),
 :mod:`~citetrain.serve.protocol` (uvicorn's h11 protocol with a header timeout, a connection

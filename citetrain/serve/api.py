@@ -2,13 +2,27 @@
 
 ``/score`` reads its body itself (:mod:`citetrain.serve.bodies`: a size cap while reading, one-line
 refusals), so these models describe the bodies without being used to parse them; the routes of
-:mod:`citetrain.serve.app` attach them with :data:`SCORE_ROUTE` and :data:`HEALTH_ROUTE`.
+:mod:`citetrain.serve.app` attach them with :data:`SCORE_ROUTE` and :data:`HEALTH_ROUTE`. The limits
+are named by their flags and listed under the status their fields' descriptions give
+(:func:`~citetrain.serve.config.flag`, :func:`~citetrain.serve.config.refused_with`).
 """
 from __future__ import annotations
 
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from citetrain.serve.config import LIMITS, flag, refused_with
+
+
+def limits_refused_with(status: int) -> list[str]:
+    """The flags of the limits whose requests past them get ``status``, in the config's order."""
+    return [flag(name) for name in LIMITS if refused_with(name) == status]
+
+
+def _either(names: list[str]) -> str:
+    """``a``, ``a or b``, ``a, b or c``."""
+    return names[-1] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
 class Pair(BaseModel):
@@ -24,13 +38,14 @@ class ScoreRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
     records: list[dict[str, Any]] | None = Field(
-        None, description="records in any format citetrain reads (at most --max-items; at most "
-        "--max-passages passages each), converted as `citetrain judge` converts a file")
+        None, description=f"records in any format citetrain reads (at most {flag('max_items')}; "
+        f"at most {flag('max_passages')} passages each), converted as `citetrain judge` converts "
+        "a file")
     format: str = Field("auto", description="the records' format; auto detects it per record from "
                         "its keys (records only)")
     pairs: list[Pair | list[str]] | None = Field(
         None, description="(passage, statement) pairs scored by the judge's NLI model with its own "
-        "preprocessing (at most --max-items)")
+        f"preprocessing (at most {flag('max_items')})")
 
 
 class Statement(BaseModel):
@@ -121,17 +136,19 @@ def _inline(schema: dict[str, Any]) -> dict[str, Any]:
 _REFUSALS = {400: "body is not UTF-8 JSON this server reads (nested too deeply, an integer past "
                   "the digit limit, NaN, a lone surrogate), or malformed HTTP",
              401: "missing or wrong bearer token (when a token is set)",
-             408: "request head or body not received within --header-timeout / --body-timeout",
-             413: "body over --max-body-bytes", 415: "Content-Type is not application/json",
+             408: "request head or body not received within "
+                  f"{' / '.join(limits_refused_with(408))}",
+             413: f"body over {_either(limits_refused_with(413))}",
+             415: "Content-Type is not application/json",
              421: "the Host header names neither this server nor an --allow-host name",
-             422: "a body, record or pair that cannot be scored, or more work than --max-items, "
-                  "--max-passages, --max-statements, --max-marks, --max-nli-calls or --max-work "
-                  "allow",
+             422: "a body, record or pair that cannot be scored, or more work than "
+                  f"{_either(limits_refused_with(422))} allow",
              500: "internal error: the judge failed on this request (the log has the detail; "
                   "the server goes on)",
-             503: "queue full (--max-queue) or too many connections (--max-connections), with "
-                  "Retry-After; or shutting down",
-             504: "not scored within --timeout seconds (its work is dropped at the next batch)"}
+             503: f"queue full ({flag('max_queue')}) or too many connections "
+                  f"({flag('max_connections')}), with Retry-After; or shutting down",
+             504: f"not scored within {_either(limits_refused_with(504))} seconds (its work is "
+                  "dropped at the next batch)"}
 
 SCORE_ROUTE: dict[str, Any] = {
     "summary": "Score records or pairs with the judge",

@@ -4,7 +4,7 @@ The judge is loaded once per worker, when the worker starts (``lifespan``). Ever
 paths included, has its Host header checked before routing (421, :mod:`citetrain.serve.guards`).
 ``/score`` checks the bearer token (401), the content type (415), reads the body under a size cap
 (413) and a deadline (408), reads it (:mod:`citetrain.serve.bodies`: 400 / 422) and bounds its work
-(:mod:`citetrain.serve.work`: 422) in a thread, hands the items to the fair batcher
+(:mod:`citetrain.serve.cost`: 422) in a thread, hands the items to the fair batcher
 (:mod:`citetrain.serve.batcher`; 503 with ``Retry-After`` when its queue is full) and waits at most
 ``timeout_s`` (504; the request's batches not yet started are dropped). Every refusal, unknown
 paths and methods included, is ``{"error": "<one line>"}``; an error inside the judge is a 500 that
@@ -37,7 +37,8 @@ from starlette.exceptions import HTTPException
 from citetrain.serve.api import HEALTH_ROUTE, SCORE_ROUTE
 from citetrain.serve.batcher import Batcher, Draining, Overloaded
 from citetrain.serve.bodies import RequestError, parse_body
-from citetrain.serve.config import ServeConfig
+from citetrain.serve.config import ServeConfig, flag
+from citetrain.serve.cost import Plan, pair_costs, plan_records
 from citetrain.serve.guards import (
     CLOSE,
     RETRY_AFTER_S,
@@ -49,8 +50,14 @@ from citetrain.serve.guards import (
     read_body,
     token_matches,
 )
-from citetrain.serve.scoring import assemble, score_chunks, score_pairs, score_records, warm_up
-from citetrain.serve.work import Plan, pair_costs, plan_records
+from citetrain.serve.scoring import (
+    assemble,
+    is_nli_judge,
+    score_chunks,
+    score_pairs,
+    score_records,
+    warm_up,
+)
 
 _URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
 SHUTTING_DOWN = "the server is shutting down; retry later"
@@ -104,7 +111,7 @@ def parse_request(body: bytes, config: ServeConfig, judge: Any,
     cannot be scored, or 504 once ``deadline`` (``time.monotonic()``) has passed."""
     kind, items = parse_body(body, config)
     if kind == "pairs":
-        if getattr(judge, "engine", None) is None:
+        if not is_nli_judge(judge):
             raise RequestError(422, f"judge {judge.name} rates records, not bare pairs")
         return kind, Plan([], items, pair_costs(items, config))
     return kind, plan_records(items, config, judge, deadline)
@@ -113,8 +120,7 @@ def parse_request(body: bytes, config: ServeConfig, judge: Any,
 def record_lane(judge: Any):
     """What a batch of the records lane runs: chunks of statements for an NLI judge (batches
     of bounded work), whole records for any other."""
-    return partial(score_chunks if getattr(judge, "engine", None) is not None else score_records,
-                   judge)
+    return partial(score_chunks if is_nli_judge(judge) else score_records, judge)
 
 
 def create_app(config: ServeConfig, judge: Any = None) -> FastAPI:
@@ -186,7 +192,7 @@ async def _until(request: Request, work: Any, deadline: float, timeout_s: float)
     if gone in done:  # nobody reads the answer; the log says why the work stopped
         logger.info("a client went away before its answer; its work is dropped")
         return refusal(400, "the client closed the connection before its answer", CLOSE)
-    return refusal(504, f"not scored within {timeout_s:g} s (--timeout)")
+    return refusal(504, f"not scored within {timeout_s:g} s ({flag('timeout_s')})")
 
 
 async def _disconnected(request: Request) -> None:
@@ -207,7 +213,7 @@ async def _scored(state: Any, kind: str, plan: Plan) -> Response:
     batcher: Batcher = state.batcher
     try:
         results = await batcher.submit(kind, plan.items, plan.costs)
-        if kind == "records" and getattr(state.judge, "engine", None) is not None:
+        if kind == "records" and is_nli_judge(state.judge):
             results = assemble(state.judge, plan.records, plan.items, results)
     except Overloaded as exc:
         return refusal(503, f"overloaded: {exc}; retry later", {"Retry-After": str(RETRY_AFTER_S)})

@@ -27,6 +27,8 @@ from concurrent.futures import Executor
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
+from citetrain.serve.config import flag
+
 Score = Callable[[list[Any]], Sequence[Any]]
 
 
@@ -125,7 +127,8 @@ class Batcher:
         if self.draining:
             raise Draining("the server is shutting down")
         if self.max_queue is not None and self.queued + len(items) > self.max_queue:
-            raise Overloaded(f"{self.queued} items waiting; at most {self.max_queue} (--max-queue)")
+            raise Overloaded(f"{self.queued} items waiting; at most {self.max_queue} "
+                             f"({flag('max_queue')})")
         loop = asyncio.get_running_loop()
         job = Job(lane, list(items), list(costs) if costs is not None else [1] * len(items),
                   loop.create_future(), loop.time())

@@ -20,7 +20,7 @@ from typing import Any
 
 from citetrain.io.formats import CONVERTERS, RecordError, detect_format
 from citetrain.records import Record
-from citetrain.serve.config import ServeConfig
+from citetrain.serve.config import ServeConfig, flag
 
 KEYS = ("records", "pairs", "format")
 
@@ -58,7 +58,8 @@ def parse_body(body: bytes, config: ServeConfig) -> tuple[str, list[Any]]:
     if not items:
         raise RequestError(422, f"'{key}' is empty")
     if len(items) > config.max_items:
-        raise RequestError(422, f"{len(items)} {key} in one request; at most {config.max_items} (--max-items)")
+        raise RequestError(422, f"{len(items)} {key} in one request; at most {config.max_items} "
+                                f"({flag('max_items')})")
     if key == "pairs":
         if "format" in data:
             raise RequestError(422, "'format' is for records, not pairs")
@@ -183,5 +184,5 @@ def _records(i: int, item: Any, fmt: str, config: ServeConfig) -> list[Record]:
     for record in got:
         if len(record.docs) > config.max_passages:
             raise RequestError(422, f"records[{i}]: {len(record.docs)} passages; at most "
-                                    f"{config.max_passages} per record (--max-passages)")
+                                    f"{config.max_passages} per record ({flag('max_passages')})")
     return got

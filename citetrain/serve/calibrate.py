@@ -1,7 +1,7 @@
 """``citetrain serve JUDGE --calibrate``: the ``--max-work`` and ``--batch-work`` for this judge on
 this machine.
 
-The server counts a request's cost in characters the judge reads (:mod:`citetrain.serve.work`);
+The server counts a request's cost in characters the judge reads (:mod:`citetrain.serve.cost`);
 how many seconds a unit costs depends on the judge and the machine. Calibration times the judge
 in this process, as the server runs it (the plan, then its chunks scored in batches of at most
 ``--batch-work``), on adversarial requests: every statement's words spread two to a passage, so
@@ -19,8 +19,8 @@ from typing import Any, Callable, Sequence
 
 from citetrain.records import Doc, Record
 from citetrain.serve.bodies import RequestError
-from citetrain.serve.config import ServeConfig
-from citetrain.serve.work import Plan, plan_records
+from citetrain.serve.config import ServeConfig, flag
+from citetrain.serve.cost import Plan, plan_records
 
 # (records, passages per record, characters per passage; 0: just the spread words)
 SHAPES: tuple[tuple[int, int, int], ...] = (
@@ -114,5 +114,5 @@ def calibrate(judge: Any, config: ServeConfig, *, target_s: float = 5.0, batch_s
         worst = max(worst, rate)
         log(f"{' x '.join(map(str, shape)):<36}{work:>12,}{cpu:>8.2f}{rate * 1e6:>9.2f}")
     if not worst:
-        raise ValueError("no shape fits the caps: raise --max-work to calibrate")
+        raise ValueError(f"no shape fits the caps: raise {flag('max_work')} to calibrate")
     return int(target_s / worst), int(batch_s / worst)

@@ -6,11 +6,16 @@ config back from :data:`ENV_CONFIG` (a JSON object without the token), so every 
 judge once. The token never goes through the environment: the workers read it from the file named
 by :data:`ENV_TOKEN_FILE`, which only the user can read (:func:`citetrain.serve.run.serve` writes
 it in a private folder and removes it at exit).
+
+The fields are the one source of each setting: ``citetrain serve``'s flags (:func:`flag`), their
+help (:func:`description`), types and defaults, the HTTP API reference's refusals
+(:func:`refused_with`) and every refusal message that names a limit read them from here.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -18,6 +23,14 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 ENV_CONFIG = "CITETRAIN_SERVE_CONFIG"
 ENV_TOKEN = "CITETRAIN_SERVE_TOKEN"
 ENV_TOKEN_FILE = "CITETRAIN_SERVE_TOKEN_FILE"  # the workers' token: a path, never the token
+# the limits: the fields `citetrain serve` sets with a flag of their own (:func:`flag`) whose help,
+# type and default are the field's (the other fields' flags are written in citetrain.cli.serve_cmd)
+LIMITS = ("max_body_bytes", "max_passages", "max_items", "max_statements", "max_marks",
+          "max_nli_calls", "max_work", "max_batch", "batch_work", "wait_ms", "max_queue",
+          "timeout_s", "header_timeout_s", "body_timeout_s", "send_timeout_s", "keep_alive_s",
+          "max_connections", "grace_s", "threads")
+# how a limit's description states the status of a request past it: "above it, 422"
+_REFUSED = re.compile(r"\b(?:above it|after them|beyond them gets),? ([45]\d\d)\b")
 
 
 class ServeConfig(BaseModel):
@@ -149,3 +162,23 @@ class ServeConfig(BaseModel):
             with open(path, encoding="utf-8") as f:
                 data["token"] = f.read()
         return cls.model_validate(data)
+
+
+def flag(name: str) -> str:
+    """The command-line flag of the field ``name``, the one way a refusal or a page names it: the
+    name with dashes, a field in seconds without its ``_s`` (``timeout_s``: ``--timeout``)."""
+    if name not in ServeConfig.model_fields:
+        raise KeyError(f"ServeConfig has no field {name!r}")
+    return "--" + name.removesuffix("_s").replace("_", "-")
+
+
+def description(name: str) -> str:
+    """The field's description (its docstring) on one line: ``--help``'s text for its flag."""
+    return " ".join((ServeConfig.model_fields[name].description or "").split())
+
+
+def refused_with(name: str) -> int | None:
+    """The HTTP status of a request past the limit ``name``, as its description states it
+    (``above it, 422``, ``after them, 408``); None for a setting that refuses nothing."""
+    found = _REFUSED.search(description(name))
+    return int(found.group(1)) if found else None

@@ -18,7 +18,7 @@ from starlette.requests import ClientDisconnect
 from starlette.responses import Response
 
 from citetrain.serve.bodies import RequestError, error_body
-from citetrain.serve.config import ServeConfig
+from citetrain.serve.config import ServeConfig, flag
 
 LOCAL_NAMES = ("localhost", "127.0.0.1", "::1")
 CLOSE = {"Connection": "close"}  # the rest of a refused body is never read
@@ -109,8 +109,8 @@ async def read_body(request: Any, cap: int, timeout_s: float) -> bytes:
     there within ``timeout_s`` seconds (a slow or short body)."""
     declared = request.headers.get("content-length")
     if declared is not None and declared.isdigit() and (len(declared) > 15 or int(declared) > cap):
-        raise RequestError(413, f"body of {declared[:20]} bytes; at most {cap} (--max-body-bytes)",
-                           CLOSE)
+        raise RequestError(413, f"body of {declared[:20]} bytes; at most {cap} "
+                                f"({flag('max_body_bytes')})", CLOSE)
 
     async def read() -> bytes:
         chunks, size = [], 0
@@ -118,7 +118,8 @@ async def read_body(request: Any, cap: int, timeout_s: float) -> bytes:
             async for chunk in request.stream():
                 size += len(chunk)
                 if size > cap:
-                    raise RequestError(413, f"body over {cap} bytes (--max-body-bytes)", CLOSE)
+                    raise RequestError(413, f"body over {cap} bytes ({flag('max_body_bytes')})",
+                                       CLOSE)
                 chunks.append(chunk)
         except ClientDisconnect:  # nobody is left to answer; one line, no traceback
             raise RequestError(400, "the client closed the connection before its body ended",
@@ -128,5 +129,5 @@ async def read_body(request: Any, cap: int, timeout_s: float) -> bytes:
     try:
         return await asyncio.wait_for(read(), timeout_s)
     except (asyncio.TimeoutError, TimeoutError):
-        raise RequestError(408, f"body not received within {timeout_s:g} s (--body-timeout)",
-                           CLOSE) from None
+        raise RequestError(408, f"body not received within {timeout_s:g} s "
+                                f"({flag('body_timeout_s')})", CLOSE) from None

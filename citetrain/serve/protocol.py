@@ -38,6 +38,7 @@ import h11
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
 from citetrain.serve.bodies import error_body
+from citetrain.serve.config import flag
 from citetrain.serve.guards import RETRY_AFTER_S
 
 SHUTTING_DOWN = "the server is shutting down; retry later"
@@ -155,7 +156,8 @@ class GuardedH11Protocol(H11Protocol):
         if self.cycle is not None and not self.cycle.response_complete:
             return  # a response is under way; the keep-alive timer takes over after it
         seconds = self._config.header_timeout_s
-        self._close_with(408, f"request head not received within {seconds:g} s (--header-timeout)")
+        self._close_with(408, f"request head not received within {seconds:g} s "
+                              f"({flag('header_timeout_s')})")
 
     def _read_timeout(self) -> None:
         self._read_timer = None
@@ -167,8 +169,8 @@ class GuardedH11Protocol(H11Protocol):
         config = self._config
         total = config.header_timeout_s + config.body_timeout_s
         self.logger.warning("a request not received within %g s: 408, connection closed", total)
-        self._close_with(408, f"request not received within {total:g} s (--header-timeout + "
-                              "--body-timeout)")
+        self._close_with(408, f"request not received within {total:g} s "
+                              f"({flag('header_timeout_s')} + {flag('body_timeout_s')})")
 
     def pause_writing(self) -> None:
         """The client reads slower than the server writes: it has ``send_timeout_s`` to catch up."""
@@ -193,9 +195,9 @@ class GuardedH11Protocol(H11Protocol):
         self._send_timer = None
         if self.transport.get_write_buffer_size() == 0:
             return
-        self.logger.warning("a client left %d bytes unread for %g s (--send-timeout): connection "
-                            "dropped", self.transport.get_write_buffer_size(),
-                            self._config.send_timeout_s)
+        self.logger.warning("a client left %d bytes unread for %g s (%s): connection dropped",
+                            self.transport.get_write_buffer_size(), self._config.send_timeout_s,
+                            flag("send_timeout_s"))
         self.transport.abort()
 
     # -- answers uvicorn makes itself ---------------------------------------------------------
@@ -236,7 +238,8 @@ class GuardedH11Protocol(H11Protocol):
         if config is not None and len(self.connections) > config.max_connections:
             self.logger.warning("more than %d connections: 503", config.max_connections)
             return (503, f"more than {config.max_connections} connections open "
-                         "(--max-connections); retry later", {"Retry-After": str(RETRY_AFTER_S)})
+                         f"({flag('max_connections')}); retry later",
+                    {"Retry-After": str(RETRY_AFTER_S)})
         names = {name for name, _ in scope.get("headers", [])}
         if b"content-length" in names and b"transfer-encoding" in names:
             return 400, "Content-Length and Transfer-Encoding together: send one", None

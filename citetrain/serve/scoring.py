@@ -1,12 +1,12 @@
 """What a batch of a server's requests is scored with: the judge's own computations.
 
-Records of an NLI judge come as chunks of their statements (:mod:`citetrain.serve.work`): a
-batch rates them with the judge's own analysis (:meth:`NLIJudge.rate_statements`, what
-``judge.score`` runs), and once all of a record's chunks are back, :func:`assemble` gives its
-CiteEval scores and statements' rows, under the client's id: the same numbers as
-``citetrain judge``. Records of other judges go through ``judge.score`` whole, under ids private
-to the batch so that equal ids of different clients never mix. Pairs go
-through the judge's NLI engine (``classifier:`` models read with their saved preprocessing).
+Records of an NLI judge (:func:`is_nli_judge`) come as chunks of their statements
+(:mod:`citetrain.serve.cost`): a batch rates them with the judge's own analysis
+(:meth:`NLIJudge.rate_statements`, what ``judge.score`` runs), and once all of a record's chunks
+are back, :func:`assemble` gives its CiteEval scores and statements' rows, under the client's id:
+the same numbers as ``citetrain judge``. Records of other judges go through ``judge.score`` whole,
+under ids private to the batch so that equal ids of different clients never mix. Pairs go through
+the judge's NLI engine (``classifier:`` models read with their saved preprocessing).
 After each batch the engine forgets its in-memory answers (:meth:`NLIEngine.forget`): a server
 that runs for weeks keeps a bounded memory, and every request is scored, not remembered.
 """
@@ -19,6 +19,13 @@ from citetrain.nli.base import Pair
 from citetrain.records import Doc, Record
 
 LEVELS = ("supported", "partially_supported", "not_supported")
+
+
+def is_nli_judge(judge: Any) -> bool:
+    """Whether ``judge`` rates statements with an NLI engine (``judge.engine``): its records are
+    cut into chunks of statements and it scores bare pairs; any other judge (generative, teacher)
+    rates whole records, one prompt each."""
+    return getattr(judge, "engine", None) is not None
 
 
 def score_records(judge: Any, records: Sequence[Record]) -> list[dict[str, Any]]:
@@ -85,11 +92,10 @@ def assemble(judge: Any, records: Sequence[Record], chunks: Sequence[Any],
 def score_pairs(judge: Any, pairs: Sequence[Pair]) -> list[dict[str, Any]]:
     """One dict per (passage, statement): ``expected`` (P(full) + P(partial)/2), ``entailed``
     and, from a three-way model, ``support`` per level and the most likely ``level``."""
-    engine = getattr(judge, "engine", None)
-    if engine is None:
+    if not is_nli_judge(judge):
         raise TypeError(f"judge {judge.name} rates records, not bare pairs")
     try:
-        results = engine.results(list(pairs))
+        results = judge.engine.results(list(pairs))
     finally:
         _forget(judge)
     out = []
@@ -105,7 +111,7 @@ def score_pairs(judge: Any, pairs: Sequence[Pair]) -> list[dict[str, Any]]:
 def warm_up(judge: Any) -> None:
     """Score one small record with an NLI judge, so that the first client does not wait for the
     libraries its engine imports on first use (nothing is remembered afterwards)."""
-    if getattr(judge, "engine", None) is None:  # a generative or teacher judge: no free warm-up
+    if not is_nli_judge(judge):  # a generative or teacher judge: no free warm-up
         return
     score_records(judge, [Record(id="warm-up", question="Where is Paris?", output="Paris is in "
                                  "France [1].", docs=[Doc(title="Paris", text="Paris is the "
@@ -113,6 +119,5 @@ def warm_up(judge: Any) -> None:
 
 
 def _forget(judge: Any) -> None:
-    engine = getattr(judge, "engine", None)  # an NLI judge's; a generative judge has none
-    if engine is not None:
-        engine.forget()
+    if is_nli_judge(judge):  # a generative judge has no engine
+        judge.engine.forget()

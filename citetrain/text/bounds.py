@@ -1,7 +1,7 @@
 """At least as many sentences as the splitter finds, counted in linear time without splitting.
 
 :func:`sentence_bound` lets a caller (the judge server's statement cap,
-:mod:`citetrain.serve.work`) refuse a text by its sentences before paying for the split. It is
+:mod:`citetrain.serve.cost`) refuse a text by its sentences before paying for the split. It is
 never below ``len(split_sentences(text, prefer, language))``, for every splitter and language of
 :func:`~citetrain.text.splitter.split_sentences`, and it counts only the characters each of them
 can end a sentence at (tests/text/test_sentence_bound.py checks both on random text):

@@ -1,5 +1,5 @@
 """The payloads of ``bench/serve_judge.py --hostile`` stay within the server's default caps (body
-bytes, records, passages, statements, work as :func:`citetrain.serve.work.plan_records` counts
+bytes, records, passages, statements, work as :func:`citetrain.serve.cost.plan_records` counts
 it), and its worst request is close to ``--max-work``; no server is started."""
 from __future__ import annotations
 

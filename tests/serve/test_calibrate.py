@@ -7,7 +7,7 @@ from citetrain.cli.main import main
 from citetrain.judges.registry import make_judge
 from citetrain.serve import calibrate as C
 from citetrain.serve.config import ServeConfig
-from citetrain.serve.work import calls_per_statement, plan_records
+from citetrain.serve.cost import calls_per_statement, plan_records
 
 
 def test_a_spread_record_asks_every_pair_and_triple():

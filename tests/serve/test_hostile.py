@@ -230,7 +230,7 @@ def test_timeout_then_a_good_request_then_sigterm_under_load(short_timeout_serve
     from citetrain.judges.registry import make_judge
     from citetrain.records import Record
     from citetrain.serve.config import ServeConfig
-    from citetrain.serve.work import plan_records
+    from citetrain.serve.cost import plan_records
 
     proc, url, tmp = short_timeout_server
     heavy_body = {"records": [heavy_record(f"h{i}", 20, 3) for i in range(64)]}

@@ -122,7 +122,7 @@ def test_spacy_bound_on_ordinary_text() -> None:
 
 def test_cjk_sentence_ends_are_counted() -> None:
     """Issue 86: 2,000 sentences ending in 。 counted as one by the ``.!?`` pre-check."""
-    from citetrain.serve.work import sentence_bound as work_sentence_bound
+    from citetrain.serve.cost import sentence_bound as work_sentence_bound
 
     text = "北京是中国的首都。" * 2000
     assert sentence_bound(text) == work_sentence_bound(text) == 2001
@@ -131,12 +131,12 @@ def test_cjk_sentence_ends_are_counted() -> None:
 
 
 def test_a_cjk_body_is_refused_unsplit_and_the_bound_costs_one_pass() -> None:
-    """The server's statement cap (:mod:`citetrain.serve.work`) refuses a body whose bound passes
+    """The server's statement cap (:mod:`citetrain.serve.cost`) refuses a body whose bound passes
     twice the limit before splitting it; 4,000 Chinese sentences used to pass as one. The bound
     costs a few linear passes, well under a split (a ratio of times, not a time)."""
     import time
 
-    from citetrain.serve.work import sentence_bound as work_sentence_bound
+    from citetrain.serve.cost import sentence_bound as work_sentence_bound
 
     text = "北京是中国的首都，也是一座历史悠久的城市[1]。" * 4000
     assert work_sentence_bound(text) == 4001 > 2 * 1000

@@ -27,6 +27,7 @@ from __future__ import annotations
 import re
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 from math import comb
 from typing import Any, Sequence
 
@@ -34,7 +35,8 @@ from citetrain.analysis.subsets import auto_pool
 from citetrain.analysis.support import StatementAnalysis, analyses_of
 from citetrain.records import Record
 from citetrain.serve.bodies import RequestError
-from citetrain.serve.config import ServeConfig
+from citetrain.serve.config import ServeConfig, flag
+from citetrain.serve.scoring import is_nli_judge
 from citetrain.text.bounds import sentence_bound as _text_sentence_bound
 from citetrain.text.joined import Parts
 from citetrain.text.marks import MARK
@@ -86,7 +88,7 @@ def check_marks(records: Sequence[Record], config: ServeConfig) -> None:
         marks += ids
     if marks > config.max_marks:
         raise RequestError(422, f"{marks} citation ids in the responses' marks; at most "
-                                f"{config.max_marks} per request (--max-marks)")
+                                f"{config.max_marks} per request ({flag('max_marks')})")
 
 
 def check_sentence_ends(records: Sequence[Record], limit: int) -> None:
@@ -94,7 +96,7 @@ def check_sentence_ends(records: Sequence[Record], limit: int) -> None:
     bound = sum(sentence_bound(t) for r in records if (t := r.output.strip()))
     if bound > 2 * limit:
         raise RequestError(422, f"{bound} sentence ends in the responses; at most {limit} "
-                                "statements per request (--max-statements)")
+                                f"statements per request ({flag('max_statements')})")
 
 
 @dataclass(frozen=True)
@@ -114,14 +116,18 @@ class WorkModel:
                    int(getattr(judge, "max_subset_size", 3)),
                    bool(getattr(judge.engine.backend, "reads_parts", False)))
 
-    @property
+    @cached_property
     def calls(self) -> int:
+        """An upper bound on one statement's NLI calls (:func:`calls_per_statement`), counted
+        once per record."""
         return calls_per_statement(self.n_docs, self.max_size)
 
+    @cached_property
     def premises(self) -> int:
         """Characters of the subset premises one statement may ask, read whole: each passage
         alone, three unions, the pool less each doc, the pool's pairs and triples, the cited set
-        and the cited set less each citation (at most all the passages each)."""
+        and the cited set less each citation (at most all the passages each); the same for
+        every statement of the record, so counted once per record."""
         p, m, n = self.passages, self.longest, self.n_docs
         pool = min(n, auto_pool(n, self.max_size))
         combos = sum(comb(pool, i) * min(p, i * m) for i in range(2, self.max_size + 1))
@@ -138,7 +144,7 @@ class WorkModel:
         reads every premise it may be asked against whole."""
         if self.reads_parts:
             return len(s.text) + self.calls * CALL_CHARS
-        return (self.calls * (len(s.text) + CALL_CHARS) + self.premises() + len(s.question)
+        return (self.calls * (len(s.text) + CALL_CHARS) + self.premises + len(s.question)
                 + len(s.earlier))
 
 
@@ -165,19 +171,19 @@ class Plan:
 
 def _past(deadline: float | None) -> None:
     if deadline is not None and time.monotonic() > deadline:
-        raise RequestError(504, "not parsed within the request's --timeout")
+        raise RequestError(504, f"not parsed within the request's {flag('timeout_s')}")
 
 
 def _refuse_work(work: int, calls: int, config: ServeConfig,
                  what: str = "up to {} NLI calls for these statements and passages") -> None:
     if calls > config.max_nli_calls:
         raise RequestError(422, f"{what.format(calls)}; at most {config.max_nli_calls} per "
-                                "request (--max-nli-calls): send fewer")
+                                f"request ({flag('max_nli_calls')}): send fewer")
     if work > config.max_work:
         raise RequestError(422, f"about {work} characters for the judge to read (passages, "
                                 f"statements and every premise it may ask); at most "
-                                f"{config.max_work} per request (--max-work): send fewer or "
-                                "shorter passages or statements")
+                                f"{config.max_work} per request ({flag('max_work')}): send fewer "
+                                "or shorter passages or statements")
 
 
 def _reads(k: int, stmts: list[StatementAnalysis], batch_work: int
@@ -229,7 +235,7 @@ def plan_records(records: Sequence[Record], config: ServeConfig, judge: Any,
     records = list(records)
     check_marks(records, config)
     check_sentence_ends(records, config.max_statements)
-    if getattr(judge, "engine", None) is None:  # not an NLI judge: one prompt per record
+    if not is_nli_judge(judge):  # one prompt per record
         return Plan(records, records, [len(r.output) + len(r.question) + sum(
             len(d.title) + len(d.text) for d in r.docs) for r in records])
     split: list[list[StatementAnalysis]] = []
@@ -239,7 +245,7 @@ def plan_records(records: Sequence[Record], config: ServeConfig, judge: Any,
     statements = sum(len(stmts) for stmts in split)
     if statements > config.max_statements:
         raise RequestError(422, f"{statements} statements in the responses; at most "
-                                f"{config.max_statements} per request (--max-statements)")
+                                f"{config.max_statements} per request ({flag('max_statements')})")
     items: list[Any] = []
     costs: list[int] = []
     work = calls = 0
