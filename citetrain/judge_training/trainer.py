@@ -245,7 +245,7 @@ def build_trainer(recipe: Recipe, model: Any, tokenizer: Any, pairs: Pairs,
     from citetrain.train.console import use_log_lines
 
     trainer_class = (Trainer if pairs.targets is None
-                     else target_trainer_class(recipe.distill.teacher_loss))
+                     else target_trainer_class())
     scorer = (metrics_fn(list(pairs.kept["group"]), pairs.id2label, list(pairs.kept["source"]))
               if pairs.eval is not None else None)
     trainer = trainer_class(model=model, args=training_args(recipe, pairs.eval is not None),

@@ -163,9 +163,6 @@ def _distill_errors(r: Recipe) -> list[str]:
     if d.teacher is not None and d.folds is not None:
         errs.append("distill.teacher (a student) and distill.folds (a teacher) in one run: choose "
                     "one")
-    if d.teacher_loss != "ce" and d.teacher is None:
-        errs.append(f"distill.teacher_loss {d.teacher_loss} is the loss of distill.teacher's "
-                    "probabilities: set distill.teacher")
     return errs
 
 

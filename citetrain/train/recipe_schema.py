@@ -16,8 +16,6 @@ from citetrain.models.tiny import TinySpec
 from citetrain.nli.clauses import READS
 from citetrain.nli.hints import HINT_MODES
 
-TEACHER_LOSSES = ("ce", "logits")  # distill.teacher_loss: judge_training.targets reads them
-
 
 class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", use_attribute_docstrings=True)
@@ -177,10 +175,12 @@ class CrossEncoderSection(_Section):
     human_train: bool = True
     """Train on the labelled pairs too (false: they only validate)."""
     built_exclude: list[str] = Field(default_factory=list)
-    """Transformations whose built pairs are left out (ablations)."""
+    """Transformations whose built pairs are left out. No shipped recipe sets it: it is the
+    hard-negative ablation that recipes/judge-crossencoder-built.yaml's header runs with --set."""
     not_full: list[str] = Field(default_factory=list)
     """Sources (formats such as attributionbench, or FORMAT:PATH entries) whose label 0 says only
-    "not fully supported": trained as level 0 or 1."""
+    "not fully supported": trained as level 0 or 1. No shipped recipe sets it: it is for a recipe
+    that mixes such binary sources with three-level ones."""
     dropout: float | None = Field(default=None, ge=0.0, lt=1.0)
     """Every dropout layer of the encoder set to this (null: the model's own)."""
     num_layers: int | None = Field(default=None, ge=1)
@@ -210,9 +210,6 @@ class DistillSection(_Section):
     """A student: the teacher file (`citetrain teacher RUN... --out FILE`)."""
     teacher_weight: float = Field(default=1.0, ge=0.0, le=1.0)
     """The teacher's part of the target; the label has the rest."""
-    teacher_loss: Literal[TEACHER_LOSSES] = "ce"
-    """The teacher's part of the loss: ce (cross-entropy) or logits (squared error of the centred
-    log-probabilities)."""
 
 
 class SelfCiteSection(_Section):
@@ -311,8 +308,7 @@ MOVED: dict[str, dict[str, str]] = {
     "data": {**{k: "crossencoder" for k in (
         "labelled", "validation_fraction", "split_seed", "premise", "hint", "built", "built_max",
         "human_train", "built_exclude", "not_full")},
-        **{k: "distill" for k in ("folds", "fold", "fold_read", "teacher", "teacher_weight",
-                                  "teacher_loss")}},
+        **{k: "distill" for k in ("folds", "fold", "fold_read", "teacher", "teacher_weight")}},
     "model": {k: "crossencoder" for k in ("dropout", "num_layers", "layers", "intermediate_size")},
     "eval": {"card": "crossencoder"},
 }

@@ -32,7 +32,7 @@ _SCHEMAS = {
         "[Metrics](metrics.md)."),
     "reference/serve-config.md": (
         "citetrain.serve.config:ServeConfig", "Judge-server settings",
-        "`citetrain serve --judge NAME` takes these settings as options (`--max-batch 32` sets "
+        "`citetrain serve JUDGE` takes these settings as options (`--max-batch 32` sets "
         "`max_batch`); the schema is `citetrain.serve.config.ServeConfig`. The routes are in "
         "[HTTP API](http.md)."),
     "reference/distill-spec.md": (

@@ -97,43 +97,6 @@ def test_the_loss_is_the_teacher_cross_entropy_plus_the_label_sets_likelihood():
     assert hard.item() == pytest.approx(((z1 - 2) + (z2 - 2)) / 2, rel=1e-6)
 
 
-def test_the_logit_loss_is_the_squared_error_of_centred_log_probabilities():
-    import torch
-
-    logits = torch.tensor([[0.0, 1.0, 2.0], [3.0, 1.0, 2.0], [2.0, 0.0, 0.0]])
-    rows = torch.tensor([[0.2, 0.3, 0.5, 0.0, 0.0, 1.0],   # teacher alone (mass 1)
-                         [0.1, 0.1, 0.3, 1.0, 1.0, 0.0],   # 0.5·teacher + 0.5·label {0, 1}
-                         [0.0, 0.0, 0.0, 1.0, 0.0, 0.0]])  # label 0 alone
-    # centred log-probabilities are the centred logits: [-1, 0, 1] and [1, -1, 0]
-    lq1 = [math.log(x) for x in (0.2, 0.3, 0.5)]
-    lq2 = [math.log(x) for x in (0.2, 0.2, 0.6)]  # 0.5·teacher: the teacher is (0.2, 0.2, 0.6)
-    c1 = [x - sum(lq1) / 3 for x in lq1]
-    c2 = [x - sum(lq2) / 3 for x in lq2]
-    first = sum((a - b) ** 2 for a, b in zip([-1.0, 0.0, 1.0], c1)) / 3
-    z2 = math.log(math.e ** 3 + math.e + math.e ** 2)
-    second = 0.5 * sum((a - b) ** 2 for a, b in zip([1.0, -1.0, 0.0], c2)) / 3 \
-        - 0.5 * math.log((math.e ** 3 + math.e) / math.e ** z2)
-    third = math.log(math.e ** 2 + 2) - 2
-    got = target_loss(logits, rows, "logits").item()
-    assert got == pytest.approx((first + second + third) / 3, rel=1e-6)
-    # a student whose logits are the teacher's up to a constant has no teacher loss
-    same = torch.log(torch.tensor([[0.2, 0.3, 0.5]])) + 7.0
-    assert target_loss(same, rows[:1], "logits").item() == pytest.approx(0.0, abs=1e-6)
-    assert target_loss(same, rows[:1], "ce").item() > 0.5  # the teacher's entropy
-    from types import SimpleNamespace
-
-    trainer_class = target_trainer_class(teacher_loss="logits")
-    trainer = trainer_class.__new__(trainer_class)
-    out = trainer.compute_loss(lambda **_: SimpleNamespace(logits=logits), {"labels": rows})
-    assert out.item() == pytest.approx(got, rel=1e-6)
-
-
-def test_the_logit_loss_needs_a_teacher(tmp_path):
-    base = recipe_data(tmp_path, ["wice_oracle:x.jsonl"], tmp_path)
-    with pytest.raises(ConfigError, match="distill.teacher_loss logits is the loss of distill.teacher"):
-        validate_recipe({**base, "distill": {"teacher_loss": "logits"}})
-
-
 def test_not_full_names_must_be_formats_or_entries(tmp_path):
     base = recipe_data(tmp_path, ["wice_oracle:x.jsonl"], tmp_path)
     with pytest.raises(ConfigError, match=r"crossencoder.not_full: abench is neither a format \("):
