@@ -5,8 +5,8 @@ export`` as fp32 and int8 ONNX and as fp32 and int8 OpenVINO (int8 calibrated on
 training pairs, ``--calibration-pairs``; both read in fp32 and, on a CPU that multiplies bf16
 natively, in bf16), then scores the validation split of ``--recipe`` (default
 ``recipes/judge-crossencoder.yaml``: the held-out claims of WiCE, AttributionBench and ExpertQA in
-``../shared/data``) with each through citetrain's reader (``classifier:PATH``, preprocessing and
-stack as saved), and prints per row: pairs/s, the largest |Δ| of any label probability against
+``../shared/data``) with each through citetrain's reader (``classifier:PATH``, preprocessing as
+saved), and prints per row: pairs/s, the largest |Δ| of any label probability against
 PyTorch fp32, and the ROC-AUC per source, alone (the model card's figure) / read with lexical
 recall ((e + r) / 2, as the production judge is served). Figures only.
 Run: ``python bench/judge_export.py [--threads 2] [--crossencoder PATH]``.
@@ -40,7 +40,7 @@ def main() -> None:
     from citetrain.metrics.meta import meta_evaluate
     from citetrain.nli.hf import cpu_has_bf16
     from citetrain.nli.registry import make_engine
-    from citetrain.train import setup as S
+    from citetrain.train import components as S
     from citetrain.judge_training.pairs import ensure_pairs
     from citetrain.judge_training.card import auc
     from citetrain.train.recipe import load_recipe

@@ -1,4 +1,5 @@
-"""YAML configs (eval suites now, recipes and build specs later) validated with pydantic.
+"""YAML configs (recipes, build specs, eval suites, distill specs) validated with pydantic, and
+the relative paths written in them resolved (:func:`yaml_path`, :func:`yaml_entry`).
 
 Every error is collected and reported at once, one per line, with the file, the key path and a
 "did you mean" for unknown keys (torchtune-style).
@@ -7,7 +8,7 @@ from __future__ import annotations
 
 import difflib
 from pathlib import Path
-from typing import Any, Sequence, TypeVar
+from typing import Any, Literal, Sequence, TypeVar
 
 import yaml
 from pydantic import BaseModel, ValidationError
@@ -108,3 +109,46 @@ def load_config(model: type[M], path: str | Path, overrides: list[str] | None = 
     """Load, override and validate a YAML config."""
     data = apply_overrides(load_yaml(path), overrides or [])
     return validate(model, data, str(path))
+
+
+Missing = Literal["folder", "written"]
+
+
+def yaml_path(value: str, yaml_file: str | Path, missing: Missing = "folder") -> str:
+    """A path written in the YAML file ``yaml_file``, read the one way of every YAML file
+    (recipes, build specs, eval suites, distill specs). An absolute path is kept as written. A
+    relative one is taken from the first of these where it exists:
+
+    1. the working directory (kept as written): a path given from where citetrain runs, which
+       also keeps a run's recorded settings unchanged when the YAML file lies there;
+    2. the YAML file's folder (made absolute): a file named beside it;
+    3. the parent of the YAML file's folder (made absolute): the repository's root for the
+       shipped ``recipes/``, ``data_builders/``, ``eval/`` and ``distill/``, whichever folder
+       citetrain runs from.
+
+    A path that exists in none of them is taken from the YAML file's folder (``missing="folder"``:
+    suites and build specs, whose files are named beside them) or kept as written
+    (``missing="written"``: recipes and distill specs, whose paths may name a shipped file, e.g.
+    ``launch.config_file: zero3``, or a folder a run writes, e.g. ``data.dataset``)."""
+    if Path(value).is_absolute():
+        return value
+    folder = Path(yaml_file).resolve().parent
+    if Path(value).exists():
+        return value
+    if (folder / value).exists():
+        return str((folder / value).resolve())
+    if (folder.parent / value).exists():
+        return str((folder.parent / value).resolve())
+    return str((folder / value).resolve()) if missing == "folder" else value
+
+
+def yaml_entry(entry: str, yaml_file: str | Path, missing: Missing = "folder") -> str:
+    """A ``PATH`` or ``FORMAT:PATH`` entry (``crossencoder.labelled``, ``pairs.holdout.labelled``)
+    with its PATH read as :func:`yaml_path` reads it; a prefix that is not a labelled-source format
+    (:func:`citetrain.io.labelled.source_formats`) is part of the path."""
+    from citetrain.io.labelled import source_formats
+
+    fmt, sep, value = entry.partition(":")
+    if not sep or fmt not in source_formats():
+        return yaml_path(entry, yaml_file, missing)
+    return f"{fmt}:{yaml_path(value, yaml_file, missing)}"

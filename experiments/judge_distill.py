@@ -5,8 +5,7 @@
    (``teach-fK-sS``, ``distill.folds=--folds``, ``distill.fold=K``), beside stage 1 of the two-stage
    judge (``built-sS``); each teacher scores the training claims it left out.
 2. ``OUT/teacher.jsonl`` (as ``citetrain teacher OUT/teach-* --out OUT/teacher.jsonl`` makes it):
-   every training pair's probabilities averaged over the teachers that held it out (one per seed);
-   with ``--stack lexical`` stacked with lexical recall per source (``OUT/teacher-stacked.jsonl``).
+   every training pair's probabilities averaged over the teachers that held it out (one per seed).
 3. Students, per seed: ``2stage-sS`` (stage 2 on the labels, the baseline, same machine) and
    ``2stage-kdW-sS`` for every ``--weights`` W (stage 2 on ``W·teacher + (1 − W)·label``), both
    from ``built-sS``; with ``--human-students``, ``human-kdW-sS`` too (no stage 1).
@@ -60,19 +59,19 @@ def teachers(seeds: list[int], folds: int, read: str = "whole",
 
 
 def students(seeds: list[int], weights: list[float], teacher: Path, human: bool,
-             stacked: bool = False, extra: list[str] | None = None, name: str = "",
+             extra: list[str] | None = None, name: str = "",
              transfer: Path | None = None, built_max: int = 6000) -> list[dict]:
-    """The baseline stage 2 and the distilled ones, per seed (``kdsW`` from a stacked teacher);
-    ``extra`` overrides go to every student (e.g. ``crossencoder.num_layers=2``), whose rows then end in
-    ``-NAME`` so that they sit beside the full-size students of the same teachers. With
-    ``transfer`` (a teacher file that also holds the built pairs, scored by the teachers), one
-    stage on human and ``built_max`` built pairs, all read from that file: ``mixed-kdW-sS``."""
+    """The baseline stage 2 and the distilled ones, per seed; ``extra`` overrides go to every
+    student (e.g. ``crossencoder.num_layers=2``), whose rows then end in ``-NAME`` so that they
+    sit beside the full-size students of the same teachers. With ``transfer`` (a teacher file
+    that also holds the built pairs, scored by the teachers), one stage on human and
+    ``built_max`` built pairs, all read from that file: ``mixed-kdW-sS``."""
     extra = list(extra or [])
     end = f"-{name}" if name else ""
     out = [job(f"2stage{end}-s{s}", f"2stage{end}", s, "2stage", after=f"built-s{s}", sets=extra)
            for s in seeds]
     for w in weights:
-        tag = f"kd{'s' if stacked else ''}{round(w * 100)}{end}"
+        tag = f"kd{round(w * 100)}{end}"
         sets = [f"distill.teacher={teacher}", f"distill.teacher_weight={w}"] + extra
         out += [job(f"2stage-{tag}-s{s}", f"2stage-{tag}", s, "2stage", after=f"built-s{s}",
                     sets=sets) for s in seeds]
@@ -108,9 +107,6 @@ def main() -> None:
     ap.add_argument("--folds", type=int, default=4)
     ap.add_argument("--teacher-seeds", help="the fold teachers' seeds (default --seeds)")
     ap.add_argument("--weights", default="1.0,0.5", help="teacher weights of the students")
-    ap.add_argument("--stack", choices=["none", "lexical"], default="none",
-                    help="lexical: stack the teacher with lexical recall per source "
-                    "(citetrain teacher --stack lexical); students kdsW")
     ap.add_argument("--read", choices=READS, default="whole",
                     help="clauses: the teachers read their folds and the transfer pairs clause "
                     "by clause (distill.fold_read; citetrain.nli.clauses), the students whole")
@@ -158,10 +154,9 @@ def main() -> None:
         sys.exit(f"[distill] failed: {', '.join(failed)} (logs: OUT/NAME/run.log)")
     from citetrain.judge_training.teachers import start_teacher
 
-    stacked = args.stack == "lexical"
-    teacher = out / ("teacher-stacked.jsonl" if stacked else "teacher.jsonl")
+    teacher = out / "teacher.jsonl"
     teach = [out / j["name"] for j in first if j["name"].startswith("teach-")]
-    started = start_teacher(teach, teacher, args.stack, [built] if args.transfer else None)
+    started = start_teacher(teach, teacher, [built] if args.transfer else None)
     info = started["merged"]
     print(f"[distill] teacher: {info}", flush=True)
     for line in started["warnings"]:
@@ -182,8 +177,8 @@ def main() -> None:
                                         if kv.partition("=")[0] == "crossencoder.num_layers")
     if args.student_set and not name:
         sys.exit("[distill] --student-set without crossencoder.num_layers needs --student-name")
-    second = only_rows(students(seeds, weights, teacher, args.human_students, stacked,
-                                args.student_set, name, transfer, args.built_max), args.student_rows)
+    second = only_rows(students(seeds, weights, teacher, args.human_students, args.student_set,
+                                name, transfer, args.built_max), args.student_rows)
     failed = run_all(second, out, base, args.set, args.parallel, args.threads, human, built, dest)
     if dest is not None:
         collect([j["name"] for j in first + second], out, dest)

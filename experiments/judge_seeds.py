@@ -8,11 +8,9 @@ of a source, the mean of the one-vs-one ROC-AUCs on three-level sources; see
 split of ``--dataset`` when the summary lacks them. Prints per source the lexical baseline and each
 row's mean ± sd (sample sd over seeds) with the seeds' values, and whether the last row clears the
 issue's bar: above lexical on WiCE, AttributionBench and ExpertQA, and on WiCE by ``--margin``.
-A run whose model carries a saved stack counts as stacked with lexical recall; ``--row
-NAME:alone=RUNS`` reads the same runs' models alone. ``--measure ps_vs_ns`` (or ``fs_vs_ns``,
-``fs_vs_ps``): one of the one-vs-one ROC-AUCs instead of their mean, on the three-level sources,
-from the runs' saved per-pair scores (where a judge loses to lexical recall: which levels it
-confuses). ``--bootstrap N``: how sure the last row's margins over lexical
+``--measure ps_vs_ns`` (or ``fs_vs_ns``, ``fs_vs_ps``): one of the one-vs-one ROC-AUCs instead of
+their mean, on the three-level sources, from the runs' saved per-pair scores (where a judge loses
+to lexical recall: which levels it confuses). ``--bootstrap N``: how sure the last row's margins over lexical
 recall are, from N resamples of the held-out claims (:func:`bootstrap_margins`). ``--read
 clauses``: every run's ``final`` model read as ``clauses:classifier:PATH`` (the
 whole statement and its clause segments averaged, :mod:`citetrain.nli.clauses`) on the validation
@@ -37,9 +35,8 @@ MAIN = ("wice", "attributionbench", "expertqa")
 CLAUSE_SCORES = "heldout_scores_clauses.jsonl"
 
 
-def figures(run: Path, dataset: Path, alone: bool = False) -> dict[str, dict[str, float]]:
-    """``{source: {"model": auc, "lexical": auc}}`` of one run: the judge as it is saved (stacked
-    with lexical recall when its model carries a stack), or with ``alone`` its model alone."""
+def figures(run: Path, dataset: Path) -> dict[str, dict[str, float]]:
+    """``{source: {"model": auc, "lexical": auc}}`` of one run's saved judge."""
     summary = json.loads((run / "train_summary.json").read_text())
     held = summary.get("heldout")
     if not held:
@@ -48,9 +45,7 @@ def figures(run: Path, dataset: Path, alone: bool = False) -> dict[str, dict[str
         from citetrain.judge_training.card import heldout_figures
 
         held = heldout_figures(run / "final", datasets.load_from_disk(str(dataset))["validation"])
-    pick = "model" if alone else "stacked"
-    return {s["source"]: {"model": s.get(pick, s["model"]), "lexical": s["lexical"]}
-            for s in held["sources"]}
+    return {s["source"]: {"model": s["model"], "lexical": s["lexical"]} for s in held["sources"]}
 
 
 def clause_figures(run: Path, dataset: Path) -> dict[str, dict[str, float]]:
@@ -69,7 +64,7 @@ def clause_figures(run: Path, dataset: Path) -> dict[str, dict[str, float]]:
 
     device = "cpu" if not torch.cuda.is_available() else "auto"
     engine = make_engine(f"clauses:classifier:{run / 'final'}", cache=False, progress=False,
-                         device=device, stacked=False)
+                         device=device)
     held = heldout_figures(run / "final", datasets.load_from_disk(str(dataset))["validation"],
                            scores_to=run / CLAUSE_SCORES, model=engine)
     return {s["source"]: {"model": s["model"], "lexical": s["lexical"]} for s in held["sources"]}
@@ -242,7 +237,6 @@ def main() -> None:
     for spec in args.row:
         name, _, names = spec.partition("=")
         runs = [Path(r) for r in names.split(",") if r]
-        # NAME:alone=RUNS: stacked judges read without the stack
         if args.read:  # computed here; the per-pair scores saved for --combine / --measure
             figs[name] = {str(r): clause_figures(r, Path(args.dataset)) for r in runs}
             if args.measure:
@@ -250,8 +244,7 @@ def main() -> None:
         elif args.measure:  # from the saved per-pair scores
             figs[name] = combined(runs, "alone", measure=args.measure)
         else:
-            figs[name] = {str(r): figures(r, Path(args.dataset), name.endswith(":alone"))
-                          for r in runs}
+            figs[name] = {str(r): figures(r, Path(args.dataset)) for r in runs}
         for how in args.combine:
             figs[f"{name}:{how}"] = combined(runs, how, args.ensemble_size, args.measure, scores)
     print_table(figs, args.margin, args.row[-1].partition("=")[0])

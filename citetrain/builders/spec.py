@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from citetrain.analysis.support import QUERY_RECALL, RESPONSE_RECALL
-from citetrain.config import load_config
+from citetrain.config import load_config, yaml_entry
 from citetrain.metrics.suites import SuiteData, resolve_data_paths
 from citetrain.synth.records import DOCS, docs_range
 
@@ -254,16 +254,5 @@ def load_spec(path: str | Path, overrides: list[str] | None = None) -> BuildSpec
     spec = load_config(BuildSpec, path, overrides)
     resolve_data_paths(spec.sources, path)
     if spec.pairs is not None and spec.pairs.holdout is not None:
-        base = Path(path).resolve().parent
-        spec.pairs.holdout.labelled = [_resolve_entry(e, base) for e in spec.pairs.holdout.labelled]
+        spec.pairs.holdout.labelled = [yaml_entry(e, path) for e in spec.pairs.holdout.labelled]
     return spec
-
-
-def _resolve_entry(entry: str, base: Path) -> str:
-    """``"FORMAT:PATH"`` (or a bare path) with a relative path taken from ``base``."""
-    fmt, sep, rest = entry.partition(":")
-    if not sep or "/" in fmt or "\\" in fmt:
-        fmt, rest = "", entry
-    p = Path(rest)
-    p = p if p.is_absolute() else (base / p).resolve()
-    return f"{fmt}:{p}" if fmt else str(p)

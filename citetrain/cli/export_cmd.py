@@ -31,7 +31,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from citetrain.io.console import quiet_libraries
-    from citetrain.models.pkg import model_folder
+    from citetrain.models.package_paths import model_folder
 
     model_folder(args.model)  # a wrong path: one line, before the model libraries load
     from citetrain.judges.export import export_judge
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"wrote {args.out}: {files} ({'int8' if args.int8 else 'fp32'}), tokenizer, config, README.md")
     print(f"  last layer: {card['last_layer']}")
     print(f"  preprocessing: premise {card['premise']}, hint {card['hint']}, max length "
-          f"{card['max_length']}, stack {'yes' if card['stack'] else 'none'}")
+          f"{card['max_length']}")
     print(f"  against the PyTorch model on {card['check_pairs']} check pairs: max |Δ| probability "
           f"{card['max_abs_diff_prob']:.2e}, expected level {card['max_abs_diff_expected']:.2e}")
     return 0

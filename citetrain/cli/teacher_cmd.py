@@ -12,9 +12,6 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("runs", nargs="+", help="teacher run folders (train.output_dir) or their "
                    "fold_scores.jsonl files")
     p.add_argument("--out", required=True, help="the teacher file (JSON lines)")
-    p.add_argument("--stack", choices=["none", "lexical"], default="none",
-                   help="lexical: stack the averaged teacher with lexical recall, one stack per "
-                   "source fitted on the out-of-fold scores")
     p.add_argument("--transfer", metavar="BUILD", action="append", help="also score the train "
                    "split of this kind: pairs build (or any dataset folder with premise and "
                    "hypothesis columns) with every run's model (transfer pairs, for a student with "
@@ -52,7 +49,7 @@ def run(args: argparse.Namespace) -> int:
         raise CitetrainError("--drawn and --built-max go together: the seeds and the sample size "
                              "of the students' built pairs")
     builds = args.transfer or []
-    t = start_teacher(args.runs, args.out, args.stack, builds)
+    t = start_teacher(args.runs, args.out, builds)
     info, read = t["merged"], t["read"]
     if info is None:
         print(f"teacher: {len(args.runs)} runs without fold scores: their models read the "
@@ -63,7 +60,6 @@ def run(args: argparse.Namespace) -> int:
                   file=sys.stderr)
         print(f"teacher: {info['pairs']} pairs from {info['files']} runs "
               f"(teachers per pair: {', '.join(map(str, info['teachers_per_pair']))}"
-              f"{'; stacked with lexical recall' if 'stacks' in info else ''}"
               f"{'; read clause by clause' if read == 'clauses' else ''}) -> {args.out}")
     drawn = (args.drawn, args.built_max) if args.drawn else None
     for build, x in zip(builds, add_transfers(args.out, args.runs, builds, args.transfer_weight,

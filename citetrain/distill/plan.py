@@ -41,7 +41,7 @@ def context(spec: DistillSpec) -> Context:
     error at once, before anything runs)."""
     import torch
 
-    from citetrain.builders.run import out_dir
+    from citetrain.builders.stages import out_dir
     from citetrain.builders.spec import load_spec as load_build_spec
     from citetrain.train.recipe import load_recipe
 
@@ -195,25 +195,25 @@ def folds_file_step(ctx: Context, teachers: list[Step]) -> Step:
     runs = [ctx.out / "teachers" / s.name.removeprefix("teacher-") for s in teachers]
     out, drawn = ctx.out / "teacher.jsonl", _drawn(ctx)
     argv = ["citetrain", "teacher", *map(str, runs), "--out", str(out), "--transfer",
-            str(ctx.built)] + (["--stack", t.stack] if t.stack != "none" else [])
+            str(ctx.built)]
     argv += ["--transfer-weight", f"{spec.transfer_weight:g}"] if spec.transfer_weight != 1 else []
     argv += ["--dtype", t.dtype] if t.dtype != "auto" else []
     argv += ["--drawn", ",".join(map(str, drawn[0])), "--built-max", str(drawn[1])] if drawn else []
 
     def call() -> str:
-        return _folds_file(runs, out, ctx.built, t.stack, spec.transfer_weight, t.dtype, drawn)
+        return _folds_file(runs, out, ctx.built, spec.transfer_weight, t.dtype, drawn)
 
     part = out.with_name(out.stem + ".part.jsonl")
 
     return Step("teacher-file", f"{len(runs)} teachers' file -> {out}", shlex.join(argv), [out],
-                {"runs": [str(r) for r in runs], "built": str(ctx.built), "stack": t.stack,
+                {"runs": [str(r) for r in runs], "built": str(ctx.built),
                  "weight": spec.transfer_weight, "dtype": t.dtype, "drawn": drawn},
                 after=[s.name for s in teachers] + ["pairs"], call=call,
                 clean=[out, part, partial_file(part)])
 
 
-def _folds_file(runs: list[Path], out: Path, built: Path, stack: str, weight: float,
-                dtype: str, drawn: tuple[list[int], int] | None) -> str:
+def _folds_file(runs: list[Path], out: Path, built: Path, weight: float, dtype: str,
+                drawn: tuple[list[int], int] | None) -> str:
     """Write the fold teachers' file through ``OUT.part.jsonl`` (its transfer chunks resume)."""
     import os
 
@@ -221,7 +221,7 @@ def _folds_file(runs: list[Path], out: Path, built: Path, stack: str, weight: fl
     from citetrain.judge_training.transfer import add_transfers
 
     part = out.with_name(out.stem + ".part.jsonl")
-    started = start_teacher(runs, part, stack, [built])
+    started = start_teacher(runs, part, [built])
     for line in started["warnings"]:
         print(f"[distill] warning: {line}; those pairs lack that seed's teacher score",
               file=sys.stderr, flush=True)

@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from citetrain.config import ConfigError, apply_overrides, load_yaml, validate
+from citetrain.config import ConfigError, apply_overrides, load_yaml, validate, yaml_path
 from citetrain.nli.clauses import READS
 
 
@@ -51,8 +51,6 @@ class FoldTeachers(_Section):
     dtype: Literal["auto", "bf16", "fp16"] = _d(
         "the teachers' weights as they read the built pairs (bf16: about 3x faster on a CPU "
         "with AVX512-BF16 / AMX)", default="auto")
-    stack: Literal["none", "lexical"] = _d(
-        "lexical: the merged teacher stacked with lexical recall, per source", default="none")
 
 
 class NLITeacher(_Section):
@@ -203,28 +201,17 @@ def cross_field_errors(spec: DistillSpec) -> list[str]:
     return errs
 
 
-def _local(value: str, bases: tuple[Path, ...]) -> str:
-    """A relative path kept when it exists from the current folder, else taken from the first
-    of ``bases`` where it exists, else kept as given."""
-    if Path(value).is_absolute() or Path(value).exists():
-        return value
-    for base in bases:
-        if (base / value).exists():
-            return str((base / value).resolve())
-    return value
-
-
 def _resolve(spec: DistillSpec, path: Path) -> DistillSpec:
-    """The recipe and build spec by path or shipped name; the pairs folder like a recipe's
-    paths (from here, else the spec's folder or its parent)."""
+    """The recipe, build spec and pairs folder read as every YAML file's paths
+    (:func:`~citetrain.config.yaml_path`); a recipe or build spec found nowhere by path is the
+    shipped one of that name."""
     from citetrain.io.assets import resolve
 
-    bases = (path.resolve().parent, path.resolve().parent.parent)
-    spec.recipe = str(resolve(_local(spec.recipe, bases), "recipe"))
+    spec.recipe = str(resolve(yaml_path(spec.recipe, path, "written"), "recipe"))
     if spec.pairs.spec is not None:
-        spec.pairs.spec = str(resolve(_local(spec.pairs.spec, bases), "spec"))
+        spec.pairs.spec = str(resolve(yaml_path(spec.pairs.spec, path, "written"), "spec"))
     if spec.pairs.folder is not None:
-        spec.pairs.folder = _local(spec.pairs.folder, bases)
+        spec.pairs.folder = yaml_path(spec.pairs.folder, path, "written")
     return spec
 
 

@@ -28,9 +28,9 @@ def auc(res: dict[str, Any]) -> float:
 
 
 def load_judge(final: str | Path, read: str = "whole", dtype: str = "auto") -> Any:
-    """The judge saved at ``final`` as a ``classifier:`` engine read alone (no saved stack), on
-    the GPU when there is one, without cache or progress bars: what the card and a teacher's
-    fold scores read it with (128 pairs per batch on a GPU). ``read="clauses"``: the statement
+    """The judge saved at ``final`` as a ``classifier:`` engine, on the GPU when there is one,
+    without cache or progress bars: what the card and a teacher's fold scores read it with (128
+    pairs per batch on a GPU). ``read="clauses"``: the statement
     whole and clause by clause, half and half (``clauses:classifier:PATH``,
     :mod:`citetrain.nli.clauses`). ``dtype``: the weights' (``auto``: fp32 on a CPU; ``bf16``
     serves a CPU that multiplies it natively about three times faster)."""
@@ -45,7 +45,7 @@ def load_judge(final: str | Path, read: str = "whole", dtype: str = "auto") -> A
     spec = f"classifier:{final}" if read == "whole" else f"clauses:classifier:{final}"
     # a GPU reads 128 pairs per forward pass (16, the CPU's default, leaves it waiting on Python)
     return make_engine(spec, cache=False, progress=False, device="auto" if cuda else "cpu",
-                       stacked=False, batch_size=128 if cuda else None, dtype=dtype)
+                       batch_size=128 if cuda else None, dtype=dtype)
 
 
 def score_pairs(model: Any, pairs: list[tuple[str, str]]) -> tuple[list[Any], list[float], float]:
@@ -65,7 +65,7 @@ def heldout_figures(final: str | Path, validation: Any, scores_to: str | Path | 
     """``{"sources": [{source, pairs, claims, model, lexical}], "throughput": {...}}`` for the
     model saved at ``final`` on the validation split (columns premise, hypothesis, label, group,
     source). ``scores_to``: also write every pair's scores there as JSON lines (source, group,
-    label, the model's expected level, lexical recall's, the stacked one when saved), so that
+    label, the model's expected level, lexical recall's), so that
     other ways of reading the judge (ensembles, other metrics) can be computed without the
     model. ``model``: the engine of :func:`load_judge` when the caller has it loaded already."""
     pairs = list(zip(validation["premise"], validation["hypothesis"]))
@@ -73,14 +73,9 @@ def heldout_figures(final: str | Path, validation: Any, scores_to: str | Path | 
     model = model if model is not None else load_judge(final)
     alone, baseline, seconds = score_pairs(model, pairs)
     scored = [r.expected for r in alone]
-    stack = model.backend.saved_stack
-    stacked = ([stack.expected(r.expected, x) for r, x in zip(alone, baseline)]
-               if stack is not None else None)
     if scores_to is not None:
-        write_scores(scores_to, validation, scored, baseline, stacked)
+        write_scores(scores_to, validation, scored, baseline)
     columns = {"model": scored, "lexical": baseline}
-    if stacked is not None:
-        columns["stacked"] = stacked
     sources = source_figures(list(validation["source"]), labels, groups, columns)
     return {"sources": sources, "throughput": throughput(final, pairs, len(pairs) / seconds,
                                                          str(model.backend.device))}
@@ -116,8 +111,8 @@ def source_figures(sources: list[str], labels: list[int], groups: list[str],
     return out
 
 
-def write_scores(path: str | Path, validation: Any, scored: list[float], baseline: list[float],
-                 stacked: list[float] | None) -> None:
+def write_scores(path: str | Path, validation: Any, scored: list[float],
+                 baseline: list[float]) -> None:
     """Per-pair held-out scores as JSON lines, written atomically."""
     import json
 
@@ -128,8 +123,6 @@ def write_scores(path: str | Path, validation: Any, scored: list[float], baselin
                                             validation["label"])):
         row = {"source": src.partition(":")[0], "group": grp, "label": int(lab),
                "model": scored[i], "lexical": baseline[i]}
-        if stacked is not None:
-            row["stacked"] = stacked[i]
         lines.append(json.dumps(row))
     atomic_write_text(path, "\n".join(lines) + "\n")
 
@@ -165,16 +158,9 @@ def card_section(figures: dict[str, Any]) -> str:
              "ROC-AUC of the expected support level P(full) + P(partial)/2 (one-vs-one mean on "
              "three-level sources), per claim; lexical = content-word recall.", "",
              "| source | pairs | claims | this model | lexical |", "|---|---|---|---|---|"]
-    stacked = any("stacked" in s for s in figures["sources"])
-    if stacked:
-        lines[-2] = lines[-2].replace("this model |", "this model alone | stacked with lexical |")
-        lines[-1] += "---|"
     for s in figures["sources"]:
         lines.append(f"| {s['source']} | {s['pairs']} | {s['claims']} | {s['model']:.3f} | "
-                     + (f"{s['stacked']:.3f} | " if stacked else "") + f"{s['lexical']:.3f} |")
-    if stacked:
-        lines += ["", "The model's config carries a stack with lexical recall (`citetrain_stack`): "
-                  "`classifier:` reads it stacked, the column above."]
+                     f"{s['lexical']:.3f} |")
     t = figures["throughput"]
     lines += ["", "## Throughput", "",
               f"Measured after training on {t['device']} with {t['threads']} thread(s): "

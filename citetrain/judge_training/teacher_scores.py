@@ -12,9 +12,7 @@ a pair has learnt its label, and its probabilities there say nothing the label d
    after it, the saved model scores its pairs into ``<output_dir>/fold_scores.jsonl``
    (:func:`write_fold_scores`: the pair's key and its three support probabilities).
 2. :func:`merge_teachers` (``citetrain teacher RUN... --out FILE``) averages the fold scores of
-   several teacher runs (every fold, any number of seeds) per pair into one teacher file; with
-   ``--stack lexical`` the average is stacked with lexical recall per source
-   (:func:`stack_teacher`), fitted on those same out-of-fold scores.
+   several teacher runs (every fold, any number of seeds) per pair into one teacher file.
 3. ``distill.teacher: FILE`` (the student): each training pair whose key the file holds is trained on
    the soft target ``w·teacher + (1 − w)·label`` (``distill.teacher_weight`` w, the label one-hot),
    with the cross-entropy against it (:mod:`citetrain.judge_training.targets`); pairs the file lacks (built
@@ -84,27 +82,24 @@ def write_fold_scores(final: str | Path, held: Any, path: str | Path, model: Any
                       read: str = "whole") -> int:
     """Score the held-out fold's pairs with the model saved at ``final`` (``model``: its
     :func:`~citetrain.judge_training.card.load_judge` engine read ``read``, when loaded already);
-    JSON lines of ``{key, group, source, label, probs, lexical}`` (probs by support level: no,
-    partial, full; ``lexical`` the pair's content-word recall, for a stacked teacher; ``read``
-    when the statements were read clause by clause), written atomically; returns the number of
-    pairs."""
+    JSON lines of ``{key, group, source, probs}`` (probs by support level: no, partial, full;
+    ``read`` when the statements were read clause by clause), written atomically; returns the
+    number of pairs."""
     from citetrain.io.writers import atomic_write_text
-    from citetrain.judge_training.card import load_judge, score_pairs
+    from citetrain.judge_training.card import load_judge
 
     pairs = list(zip(held["premise"], held["hypothesis"]))
-    results, lexical, _ = score_pairs(model if model is not None else load_judge(final, read),
-                                      pairs)
+    results = (model if model is not None else load_judge(final, read)).results(pairs)
     extra = {} if read == "whole" else {"read": read}
     lines = []
-    for (p, h), grp, src, lab, r, x in zip(pairs, held["group"], held["source"], held["label"],
-                                          results, lexical):
+    for (p, h), grp, src, r in zip(pairs, held["group"], held["source"], results):
         if r.support is None:
             raise CitetrainError(f"distill.fold: {final} is a two-way judge; teachers need the "
                                  "three-way head (training pairs labelled partial)")
         full, partial, no = r.support
         lines.append(json.dumps({"key": pair_key(p, h), "group": grp,
-                                 "source": src.partition(":")[0], "label": int(lab),
-                                 "probs": [no, partial, full], "lexical": x, **extra}))
+                                 "source": src.partition(":")[0], "probs": [no, partial, full],
+                                 **extra}))
     atomic_write_text(path, "\n".join(lines) + "\n")
     return len(lines)
 
@@ -153,40 +148,31 @@ def missing_folds(runs: Iterable[str | Path]) -> list[str]:
             for (seed, folds, split), got in sorted(have.items()) if len(got) < folds]
 
 
-def _fold_line(row: dict[str, Any], stack: bool) -> tuple[str, list[float], dict[str, Any]]:
-    """(key, probs, facts) of one fold-score line; what a stacked teacher needs is checked."""
+def _fold_line(row: dict[str, Any]) -> tuple[str, list[float], str]:
+    """(key, probs, how the statement was read) of one fold-score line."""
     probs = [float(x) for x in row["probs"]]
     if len(probs) != LEVELS:
         raise LineProblem(f"probs has {len(probs)} values, not {LEVELS}")
-    if stack and not {"label", "lexical"} <= set(row):
-        raise LineProblem("a stacked teacher needs the pair's label and lexical recall (a "
-                          "fold_scores.jsonl written before stacked teachers)")
-    return row["key"], probs, {"read": row.get("read", "whole"),
-                               **{k: row.get(k) for k in ("label", "source", "lexical")}}
+    return row["key"], probs, row.get("read", "whole")
 
 
-def merge_teachers(files: Iterable[str | Path], out: str | Path,
-                   stack: bool = False) -> dict[str, Any]:
+def merge_teachers(files: Iterable[str | Path], out: str | Path) -> dict[str, Any]:
     """Average the ``probs`` of every key over the fold-score ``files`` (the folds of several
     teacher runs; a key repeated within one file, a pair read from two sources, is read once)
-    into ``out`` (JSON lines ``{key, probs, teachers}``, atomically). With ``stack``, the averaged
-    teacher is stacked with lexical recall (:func:`stack_teacher`) before it is written. Files of
-    teachers that read the statements differently (whole, clause by clause) are not mixed. Returns
-    ``{"pairs", "files", "teachers_per_pair"}`` (and ``"stacks"``; ``"read"`` when not whole)."""
+    into ``out`` (JSON lines ``{key, probs, teachers}``, atomically). Files of teachers that read
+    the statements differently (whole, clause by clause) are not mixed. Returns ``{"pairs",
+    "files", "teachers_per_pair"}`` (and ``"read"`` when not whole)."""
     from citetrain.io.writers import atomic_write_text
 
     sums: dict[str, list[float]] = {}
     seen: dict[str, int] = defaultdict(int)
-    facts: dict[str, dict[str, Any]] = {}  # label, source and lexical recall of each pair
     names = [str(f) for f in files]
     reads: dict[str, str] = {}  # each reading and the first file that has it
     for name in names:
         mine: dict[str, list[float]] = {}  # a pair read twice by one teacher counts once
-        for _, (key, probs, fact) in json_rows(name, lambda row: _fold_line(row, stack),
-                                          "a fold-score line"):
+        for _, (key, probs, read) in json_rows(name, _fold_line, "a fold-score line"):
             mine.setdefault(key, probs)
-            facts.setdefault(key, fact)
-            reads.setdefault(fact["read"], name)
+            reads.setdefault(read, name)
         for key, probs in mine.items():
             acc = sums.setdefault(key, [0.0] * LEVELS)
             for i, p in enumerate(probs):
@@ -203,45 +189,9 @@ def merge_teachers(files: Iterable[str | Path], out: str | Path,
                             "teachers_per_pair": sorted(set(seen.values()))}
     if (read := next(iter(reads))) != "whole":
         info["read"] = read
-    if stack:
-        merged, info["stacks"] = stack_teacher(merged, facts)
     lines = [json.dumps({"key": k, "probs": p, "teachers": seen[k]}) for k, p in merged.items()]
     atomic_write_text(out, "\n".join(lines) + "\n")
     return info
-
-
-def stack_teacher(probs: dict[str, list[float]], facts: dict[str, dict[str, Any]]
-                  ) -> tuple[dict[str, list[float]], dict[str, Any]]:
-    """The teacher stacked with lexical recall (:mod:`citetrain.nli.stack`), one stack per source
-    fitted on the training pairs' out-of-fold teacher scores and labels — calibration data the
-    teachers never trained on — and one on all pairs for a source where a cut has one class.
-    The student sees no source at inference: it learns from inputs alone what the source-wise
-    stacks read into them. Returns (stacked probs by level, ``{source: stack fields}``)."""
-    from citetrain.nli.base import expected_support
-    from citetrain.nli.stack import fit_stack
-
-    def fit(keys: list[str], name: str):
-        e = [expected_support(probs[k][2], probs[k][1]) for k in keys]
-        return fit_stack(e, [facts[k]["lexical"] for k in keys],
-                         [int(facts[k]["label"]) for k in keys], name)
-
-    by_source: dict[str, list[str]] = defaultdict(list)
-    for k in probs:
-        by_source[str(facts[k].get("source") or "")].append(k)
-    pooled = fit(list(probs), "all")
-    out, stacks = {}, {}
-    for name, keys in sorted(by_source.items()):
-        try:
-            st = fit(keys, name)
-        except ValueError:
-            st = pooled
-        stacks[name] = {"pairs": len(keys), "fit": st.source, "partial": st.partial,
-                        "full": st.full}
-        for k in keys:
-            full, partial, no = st.support(expected_support(probs[k][2], probs[k][1]),
-                                           facts[k]["lexical"])
-            out[k] = [no, partial, full]
-    return out, stacks
 
 
 def _teacher_line(row: dict[str, Any]) -> tuple[str, list[float], float | None]:

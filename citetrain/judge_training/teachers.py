@@ -25,8 +25,6 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
-from citetrain.errors import CitetrainError
-
 CHUNK = 256  # pairs per saved chunk
 
 
@@ -105,7 +103,7 @@ def write_engine_teacher(out: str | Path, engine: Any, human: str | Path,
 
 
 
-def start_teacher(runs: list[str | Path], out: str | Path, stack: str = "none",
+def start_teacher(runs: list[str | Path], out: str | Path,
                   builds: list[str | Path] | None = None) -> dict[str, Any]:
     """Write the teacher file ``out`` before its transfer pairs and return ``{"merged",
     "warnings", "read"}``: ``merged`` the merge's summary (``None`` for a compression teacher),
@@ -123,11 +121,9 @@ def start_teacher(runs: list[str | Path], out: str | Path, stack: str = "none",
         for build in builds:
             transfer_split(build)
     if not compress:
-        merged = merge_teachers(files, out, stack=stack == "lexical")
+        merged = merge_teachers(files, out)
         return {"merged": merged, "warnings": missing_folds(runs),
                 "read": merged.get("read", "whole")}
-    if stack != "none":
-        raise CitetrainError("--stack is fitted on fold scores; these runs have none")
     from citetrain.io.writers import atomic_write_text
 
     atomic_write_text(out, "")

@@ -5,13 +5,13 @@ The folder written holds the model (``runtime="onnx"``: ``model.onnx``, torch's 
 opset 18, batch and sequence length dynamic; with ``int8``, ONNX Runtime's dynamic quantization of
 its MatMul weights. ``runtime="openvino"``: ``openvino_model.xml`` / ``.bin``; with ``int8``,
 NNCF's post-training quantization calibrated on pairs of ``calibration``,
-:mod:`citetrain.judges.openvino_ir`), the tokenizer, the model's ``config.json`` (labels and citetrain's preprocessing keys) and a README
-(model card) that states the preprocessing the model needs: how a long premise is read, the hint
-added to the statement, the token limit, the stack with lexical recall. citetrain reads the
-folder with ``classifier:FOLDER`` / ``crossencoder:FOLDER`` (:mod:`citetrain.nli.onnx`,
-:mod:`citetrain.nli.openvino`) and applies
-that preprocessing itself, so a user who serves it through citetrain gets the same scores; the
-export checks this on :data:`CHECK_PAIRS` and writes the largest difference into the card.
+:mod:`citetrain.judges.openvino_ir`), the tokenizer, the model's ``config.json`` (labels and
+citetrain's preprocessing keys) and a README (model card) that states the preprocessing the model
+needs: how a long premise is read, the hint added to the statement, the token limit. citetrain
+reads the folder with ``classifier:FOLDER`` / ``crossencoder:FOLDER`` (:mod:`citetrain.nli.onnx`,
+:mod:`citetrain.nli.openvino`) and applies that preprocessing itself, so a user who serves it
+through citetrain gets the same scores; the export checks this on :data:`CHECK_PAIRS` and writes
+the largest difference into the card.
 """
 from __future__ import annotations
 
@@ -49,7 +49,7 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
     ``calibration_seed``); ``first_token``: a BERT or RoBERTa classifier's last layer is exported for the
     first token only (:mod:`citetrain.nli.first_token`; ``False``: the whole layer). Returns
     what the card reports (files, preprocessing, agreement with the PyTorch model)."""
-    from citetrain.models.pkg import model_folder
+    from citetrain.models.package_paths import model_folder
 
     if runtime not in RUNTIMES:
         raise CitetrainError(f"export runtime must be one of {', '.join(RUNTIMES)}, not {runtime!r}")
@@ -107,7 +107,7 @@ def export_judge(model: str | Path, out: str | Path, *, runtime: str = "onnx", i
                 "last_layer": "first token" if trimmed else "every token",
                 "ffn_widths": widths,
                 "premise": reference.premise, "hint": reference.hint, "max_length": reference.max_length,
-                "stack": None if reference.stack is None else reference.stack.to_config(), **figures}
+                **figures}
         atomic_write_text(tmp / "README.md", model_card(card))
         atomic_write_text(tmp / "citetrain_export.json", json.dumps(card, indent=2) + "\n")
         replace_dir(tmp, out)
@@ -159,13 +159,6 @@ def _agreement(reference: Any, exported: Any) -> dict[str, Any]:
 
 def model_card(card: dict[str, Any]) -> str:
     """The exported folder's README: what the model needs as input and how citetrain reads it."""
-    stack = card["stack"]
-    stack_text = ("none" if stack is None else
-                  f"P(level >= 1) = sigmoid({stack['partial'][0]:.4f} + {stack['partial'][1]:.4f} * "
-                  f"logit(e) + {stack['partial'][2]:.4f} * r), P(level >= 2) = sigmoid("
-                  f"{stack['full'][0]:.4f} + {stack['full'][1]:.4f} * logit(e) + {stack['full'][2]:.4f}"
-                  " * r), with e the model's P(full) + P(partial)/2 and r content-word recall "
-                  "(citetrain.nli.stack)")
     labels = ", ".join(f"{k}: {v}" for k, v in sorted(card["labels"].items(), key=lambda kv: int(kv[0])))
     runtime = card.get("runtime", "onnx")
     calib = card.get("calibration") or {}
@@ -207,8 +200,7 @@ reads every pair this way before the forward pass (`citetrain.nli.premises.read_
 
 - premise: `{card['premise']}`: a premise longer than {card['max_length']} tokens is read as {reading};
 - hint: `{card['hint']}`{hint};
-- max length: {card['max_length']} tokens;
-- stack: {stack_text}.
+- max length: {card['max_length']} tokens.
 
 Use it through citetrain and all of this is applied: `citetrain judge PRED --judge
 crossencoder:THIS_FOLDER`, `citetrain serve crossencoder:THIS_FOLDER`, `--nli

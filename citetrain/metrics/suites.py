@@ -7,7 +7,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from citetrain.config import ConfigError, apply_overrides, load_yaml, validate
+from citetrain.config import ConfigError, apply_overrides, load_yaml, validate, yaml_path
 from citetrain.metrics.options import option_errors
 from citetrain.metrics.registry import METRICS
 
@@ -111,13 +111,11 @@ class Suite(BaseModel):
 
 
 def resolve_data_paths(data: list[SuiteData], config_path: str | Path) -> None:
-    """Make relative data paths absolute, taken from the config file's folder (in place)."""
-    base = Path(config_path).resolve().parent
+    """The data paths read as every YAML file's (:func:`~citetrain.config.yaml_path`; one found
+    nowhere is taken from the config file's folder), in place."""
     for d in data:
-        if d.path is None:
-            continue
-        p = Path(d.path)
-        d.path = str(p if p.is_absolute() else (base / p).resolve())
+        if d.path is not None:
+            d.path = yaml_path(d.path, config_path)
 
 
 def validate_suite(data: dict[str, Any], path: str | Path) -> Suite:
@@ -146,9 +144,7 @@ def load_suite(path: str | Path, overrides: list[str] | None = None) -> Suite:
     suite = validate_suite(apply_overrides(load_yaml(path), overrides or []), path)
     resolve_data_paths(suite.data, path)
     if suite.model is not None and suite.model.path is not None:
-        p = Path(suite.model.path)
-        base = Path(path).resolve().parent
-        suite.model.path = str(p if p.is_absolute() else (base / p).resolve())
+        suite.model.path = yaml_path(suite.model.path, path)
     if suite.out and not Path(suite.out).is_absolute():
         suite.out = str(Path(suite.out))
     return suite

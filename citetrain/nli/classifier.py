@@ -23,7 +23,8 @@ coverage, then overlap, in page order) — what a ``kind: crossencoder`` judge i
 is read the same way at inference: its ``config.json`` carries ``citetrain_premise`` and that is
 the default for it.
 ``premise`` is ``"windows"`` (default otherwise), ``"select"`` or ``"cut"``; the cache revision
-says which (``+win`` / ``+sel`` / nothing).
+says which (``+win2`` / ``+sel`` / nothing; ``+win`` answers, read before a pair's windows
+stopped depending on the other statements of its batch, are not reused).
 
 A BERT classifier (citetrain's cross-encoder judge) computes its last layer for the first token
 only, the one its head reads (:mod:`citetrain.nli.first_token`): the same answers for less work.
@@ -43,7 +44,6 @@ from citetrain.errors import CitetrainError
 from citetrain.nli.base import NLIResult, Pair
 from citetrain.nli.hf import HFBackend
 from citetrain.nli.premises import read_pairs
-from citetrain.nli.stack import CONFIG_KEY as STACK_KEY, Stack
 from citetrain.nli.tokens import token_lengths
 
 DEFAULT_MAX_LENGTH = 512
@@ -56,7 +56,7 @@ NOT_ENTAIL = {"not_entailment", "non_entailment", "not_entail", "non_entail", "n
 
 PREMISE_MODES = ("windows", "select", "cut")
 CALL_BATCHES = 16  # forward batches per engine call, their rows sorted by length across them all
-_TAGS = {"windows": "+win", "select": "+sel", "cut": ""}
+_TAGS = {"windows": "+win2", "select": "+sel", "cut": ""}  # win2: each pair its own overlap
 # premise select: answers remembered by the text the model reads, across calls (about 100 bytes
 # each). A union less one passage is often read as the union (its best sentences are elsewhere):
 # 80 of the 1,113 rows of bench/judge_throughput.py's 40 ExpertQA answers.
@@ -183,13 +183,12 @@ class ClassifierNLI(HFBackend):
     default_max_length = DEFAULT_MAX_LENGTH
 
     def __init__(self, model: str, *, windows: bool = True, premise: str | None = None,
-                 stacked: bool = True, compile: bool = False, first_token: bool = True,
+                 compile: bool = False, first_token: bool = True,
                  **options: Any) -> None:
         if premise is not None and premise not in PREMISE_MODES:
             raise CitetrainError(f"classifier NLI: premise must be one of "
                                  f"{', '.join(PREMISE_MODES)}, not {premise!r}")
         self._premise_option = premise if windows else "cut"
-        self._stacked = stacked  # False: the model's own support, ignoring a saved stack
         self.cut_statements = 0  # statements longer than max_length, read cut (premise select)
         # premise select: answers by text as read, across calls (:meth:`_remember`)
         self.read_memory: dict[bytes, tuple[Any, bool]] = {}
@@ -257,13 +256,27 @@ class ClassifierNLI(HFBackend):
             return enc, owner, same, keys, fit
         same = {k: k for k in range(len(pairs))}
         if self.windows:
-            longest_h = max(self.token_counts(hyps))
-            room = self.max_length - longest_h - 4
-            if room >= 16:
-                enc = self.tokenizer(premises, hyps, padding=True, truncation="only_first",
-                                     max_length=self.max_length, stride=room // 4,
-                                     return_overflowing_tokens=True, return_tensors="pt")
-                return enc, enc.pop("overflow_to_sample_mapping").tolist(), same, None, {}
+            # a pair's windows overlap by a quarter of the room its own statement leaves (not the
+            # call's longest statement's), so a pair is read the same in any batch; a statement
+            # leaving under 16 tokens has its premise cut instead
+            strides: dict[int | None, list[int]] = {}
+            for k, n in enumerate(self.token_counts(hyps)):
+                room = self.max_length - n - 4
+                strides.setdefault(room // 4 if room >= 16 else None, []).append(k)
+            if list(strides) != [None]:
+                rows: dict[str, list] = {}
+                owner: list[int] = []
+                for stride, ks in strides.items():
+                    how = ({"truncation": "longest_first"} if stride is None else
+                           {"truncation": "only_first", "stride": stride,
+                            "return_overflowing_tokens": True})
+                    part = self.tokenizer([premises[k] for k in ks], [hyps[k] for k in ks],
+                                          max_length=self.max_length, **how)
+                    owner += [ks[i] for i in part.pop("overflow_to_sample_mapping", range(len(ks)))]
+                    for key, column in part.items():
+                        rows.setdefault(key, []).extend(column)
+                enc = self.tokenizer.pad(rows, padding=True, return_tensors="pt")
+                return enc, owner, same, None, {}
         enc = self.tokenizer(premises, hyps, padding=True, truncation="longest_first",
                              max_length=self.max_length, return_tensors="pt")
         return enc, list(range(len(pairs))), same, None, {}
@@ -310,16 +323,6 @@ class ClassifierNLI(HFBackend):
                                      f"{', '.join(modes)}")
         if self.hint != "none":
             self.revision += f"+hint-{self.hint}"
-        self.stack = self.saved_stack = None  # saved_stack: in the config, read or not
-        raw = getattr(self.model.config, STACK_KEY, None)
-        if raw is not None:
-            try:
-                self.saved_stack = Stack.from_config(raw)
-            except ValueError as exc:
-                raise CitetrainError(f"{model}: config {exc}") from None
-        if self.saved_stack is not None and self._stacked:
-            self.stack = self.saved_stack
-            self.revision += f"+stack-{self.stack.tag}"
 
     def _forward(self, enc: Any) -> Any:
         """Softmax over the labels of every encoded row, in row order (float32, on the CPU)."""
@@ -375,18 +378,4 @@ class ClassifierNLI(HFBackend):
             if self.three_way:
                 support = (prob, row[self.labels["neutral"]], row[self.labels["contradiction"]])
             out.append(NLIResult(float(prob), bool(label), support))
-        return self._stacked_results(pairs, out) if self.stack is not None else out
-
-    def _stacked_results(self, pairs: Sequence[Pair], raw: list[NLIResult]) -> list[NLIResult]:
-        """The saved stack's support from each result's expected level and the pair's lexical
-        recall (:mod:`citetrain.nli.stack`); ``prob`` is P(full), ``label`` ``prob >= 0.5`` (or
-        the threshold)."""
-        from citetrain.nli.lexical import LexicalNLI
-
-        recall = [r.prob for r in LexicalNLI().predict(pairs)]
-        cut = self.threshold if self.threshold is not None else 0.5
-        out = []
-        for r, x in zip(raw, recall):
-            full, partial, no = self.stack.support(r.expected, x)
-            out.append(NLIResult(full, full >= cut, (full, partial, no)))
         return out

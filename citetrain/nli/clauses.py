@@ -44,8 +44,8 @@ class ClausesNLI:
         self.revision = f"v1-w{min_words}"
 
     def __getattr__(self, name: str) -> Any:
-        # device, saved_stack, truncates, cut_statements, forget: the inner backend's
-        if name in ("device", "saved_stack", "truncates", "cut_statements", "forget"):
+        # device, truncates, cut_statements, forget: the inner backend's
+        if name in ("device", "truncates", "cut_statements", "forget"):
             return getattr(self.inner, name)
         raise AttributeError(name)
 

@@ -2,10 +2,10 @@
 
 An exported judge folder (``citetrain export``) holds ``model.onnx``, the tokenizer and the
 model's ``config.json`` (labels and citetrain's preprocessing keys: ``citetrain_premise``,
-``citetrain_hint``, ``citetrain_stack``). :func:`is_onnx_folder` tells such a folder from a
-PyTorch one; :class:`OnnxClassifier` stands in for the transformers model inside
+``citetrain_hint``). :func:`is_onnx_folder` tells such a folder from a PyTorch one;
+:class:`OnnxClassifier` stands in for the transformers model inside
 :class:`~citetrain.nli.classifier.ClassifierNLI` (``model(**inputs).logits``, ``.config``), so
-``classifier:FOLDER`` and ``crossencoder:FOLDER`` read premises, hints and stacks exactly as for the
+``classifier:FOLDER`` and ``crossencoder:FOLDER`` read premises and hints exactly as for the
 PyTorch model, and only the forward pass runs in ONNX Runtime.
 """
 from __future__ import annotations

@@ -4,7 +4,7 @@
 ``openvino_model.xml`` / ``.bin`` beside the tokenizer and the model's ``config.json``;
 :func:`is_openvino_folder` tells such a folder from a PyTorch or ONNX one, and
 :class:`OpenVinoClassifier` stands in for the transformers model inside
-:class:`~citetrain.nli.classifier.ClassifierNLI`, so premises, hints and stacks are read exactly
+:class:`~citetrain.nli.classifier.ClassifierNLI`, so premises and hints are read exactly
 as for the PyTorch model and only the forward pass runs in OpenVINO (CPU). OpenVINO fuses the
 encoder's layers and, on an int8 model (NNCF's post-training quantization), multiplies in int8
 (AVX512-VNNI / AMX): on 2 cores of an AVX512-BF16 CPU it read the judge about twice as fast as

@@ -8,48 +8,29 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from citetrain.config import ConfigError, apply_overrides, load_yaml, validate
+from citetrain.config import (ConfigError, apply_overrides, load_yaml, validate, yaml_entry,
+                              yaml_path)
 from citetrain.train.recipe_rules import cross_field_errors
 from citetrain.train.recipe_schema import MOVED, Recipe
 
 
-def _resolve_labelled(entry: str, bases: tuple[Path, ...]) -> str:
-    """``PATH`` or ``FORMAT:PATH`` with PATH resolved like the recipe's other paths."""
-    from citetrain.io.labelled import source_formats
-
-    fmt, sep, value = entry.partition(":")
-    if not sep or fmt not in source_formats():
-        fmt, sep, value = "", "", entry
-    if not Path(value).is_absolute() and not Path(value).exists():
-        for base in bases:
-            if (base / value).exists():
-                value = str((base / value).resolve())
-                break
-    return f"{fmt}{sep}{value}"
-
-
 def _resolve(recipe: Recipe, path: str | Path) -> Recipe:
-    """A relative path in a recipe is kept when it exists from the current folder; otherwise it
-    is taken from the recipe's folder or its parent (the repository root for ``recipes/``)."""
-    here = Path(path).resolve().parent
+    """The recipe's relative paths read as every YAML file's (:func:`~citetrain.config.yaml_path`);
+    one found nowhere is kept as written (a folder the run builds, a shipped launch config)."""
     for obj, key in ((recipe.data, "dataset"), (recipe.data, "build"), (recipe.launch, "config_file"),
                      (recipe.model, "adapter"), (recipe.distill, "teacher")):
         value = getattr(obj, key) if obj is not None else None
-        if not value or Path(value).is_absolute() or Path(value).exists():
-            continue
-        for base in (here, here.parent):
-            if (base / value).exists():
-                setattr(obj, key, str((base / value).resolve()))
-                break
+        if value:
+            setattr(obj, key, yaml_path(value, path, "written"))
     if recipe.launch.config_file and not Path(recipe.launch.config_file).exists():
         from citetrain.io.assets import resolve  # a bare name: a shipped launch config (zero3)
 
         recipe.launch.config_file = str(resolve(recipe.launch.config_file, "launch"))
     c = recipe.crossencoder
     if c is not None and c.labelled:
-        c.labelled = [_resolve_labelled(e, (here, here.parent)) for e in c.labelled]
+        c.labelled = [yaml_entry(e, path, "written") for e in c.labelled]
     if c is not None and c.built:
-        c.built = [_resolve_labelled(e, (here, here.parent)) for e in c.built]
+        c.built = [yaml_entry(e, path, "written") for e in c.built]
     return recipe
 
 

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from citetrain.distill.run import plan
+from citetrain.distill.pipeline import plan
 from citetrain.distill.runs import describe, slots
 from citetrain.distill.spec import load_spec
 from citetrain.judge_training.teacher_scores import pair_key, read_teacher_rows

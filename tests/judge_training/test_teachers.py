@@ -29,8 +29,6 @@ def test_runs_without_fold_scores_begin_an_empty_compression_teacher(tmp_path):
                                                          "read": "whole"}
     assert out.read_text() == ""
     out.unlink()
-    with pytest.raises(CitetrainError, match="--stack is fitted on fold scores"):
-        start_teacher(runs, out, "lexical", [built])
     with pytest.raises(CitetrainError, match="is not a pairs build"):
         start_teacher(runs, out, builds=[tmp_path / "judge"])
     with pytest.raises(CitetrainError, match="no fold_scores"):  # no fold scores, no transfer

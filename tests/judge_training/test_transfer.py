@@ -215,8 +215,6 @@ def test_a_judge_compressed_into_a_narrower_student(tiny_bert, tmp_path, capsys,
     train(validate_recipe(data))
     run, teacher = tmp_path / "j" / "run", tmp_path / "teacher.jsonl"
     assert main(["teacher", str(run), "--out", str(teacher)]) == 2  # no fold scores, no transfer
-    assert main(["teacher", str(run), "--out", str(teacher), "--transfer", str(human),
-                 "--stack", "lexical"]) == 2
     assert not teacher.exists()
     capsys.readouterr()
     import citetrain.judge_training.transfer as transfer

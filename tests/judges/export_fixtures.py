@@ -1,11 +1,10 @@
-"""A tiny three-way judge with citetrain's preprocessing keys and a stack saved, and labelled pairs
-written for the export tests (ONNX and OpenVINO)."""
+"""A tiny three-way judge with citetrain's preprocessing keys saved, and labelled pairs written for
+the export tests (ONNX and OpenVINO)."""
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-from citetrain.nli.stack import CONFIG_KEY
 from tests.nli.tiny_models import build_bert_classifier
 
 LEVELS = ("not_supported", "partially_supported", "supported")
@@ -28,10 +27,9 @@ def validation_pairs() -> tuple[list[tuple[str, str]], list[int], list[str]]:
 
 
 def build_export_judge(root: Path) -> Path:
-    """A tiny three-way classifier under ``root`` with premise select, hint uncovered and a stack."""
+    """A tiny three-way classifier under ``root`` with premise select and hint uncovered."""
     path = build_bert_classifier(root / "model", LEVELS, seed=3)
     config = json.loads((path / "config.json").read_text())
-    config.update({"citetrain_premise": "select", "citetrain_hint": "uncovered",
-                   CONFIG_KEY: {"partial": [-0.5, 0.4, 1.7], "full": [-1.9, 0.7, 1.6], "pairs": 9}})
+    config.update({"citetrain_premise": "select", "citetrain_hint": "uncovered"})
     (path / "config.json").write_text(json.dumps(config))
     return path

@@ -73,14 +73,14 @@ def test_the_pruned_judge_is_a_standard_folder_that_reads_as_the_judge(judge, ca
     assert json.loads((out / "citetrain_prune.json").read_text())["seed"] == 0
 
     pairs = validation_pairs()[0]
-    full = ClassifierNLI(str(judge), device="cpu", dtype="fp32", stacked=False)
-    narrow = ClassifierNLI(str(out), device="cpu", dtype="fp32", stacked=False)
+    full = ClassifierNLI(str(judge), device="cpu", dtype="fp32")
+    narrow = ClassifierNLI(str(out), device="cpu", dtype="fp32")
     plain_dir = tmp_path / "plain"
     net = AutoModelForSequenceClassification.from_pretrained(str(judge), dtype=torch.float32)
     prune_ffn(net, 40, full.model_inputs(draw_pairs(calibration, 48, 0)))
     net.save_pretrained(str(plain_dir))
     full.tokenizer.save_pretrained(str(plain_dir))
-    plain = ClassifierNLI(str(plain_dir), device="cpu", dtype="fp32", stacked=False)
+    plain = ClassifierNLI(str(plain_dir), device="cpu", dtype="fp32")
 
     def gap(other: ClassifierNLI) -> float:
         return sum(abs(a - b) for r, s in zip(full.predict(pairs), other.predict(pairs))
@@ -106,7 +106,7 @@ def test_a_width_per_layer_reads_and_exports_at_its_widths(judge, calibration, t
     assert json.loads((out / "config.json").read_text())["intermediate_size"] == 64
     text = (out / "README.md").read_text()
     assert "kept 24 / 64 of the 64 feed-forward units" in text and "padded to 64 units" in text
-    narrow = ClassifierNLI(str(out), device="cpu", dtype="fp32", stacked=False)
+    narrow = ClassifierNLI(str(out), device="cpu", dtype="fp32")
     layers = bert_ffn_layers(getattr(narrow.model, "net", narrow.model))  # first-token wrapper
     assert [l.output.dense.in_features for l in layers] == [24, 64]
     exported = export_judge(out, tmp_path / "ov", runtime="openvino")

@@ -113,7 +113,7 @@ def test_a_saved_classifier_read_clause_by_clause(tmp_path):
     assert r.expected == pytest.approx(0.5 * whole.expected
                                        + 0.25 * (seg1.expected + seg2.expected), abs=1e-6)
     assert s.expected == pytest.approx(short.expected, abs=1e-6)
-    assert engine.backend.saved_stack is None and str(engine.backend.device) == "cpu"
+    assert str(engine.backend.device) == "cpu"
     assert engine.truncated([(premise, h) for h in hyps]) == [False, False]
     # the card's held-out figures read through it (what experiments/judge_seeds.py --read clauses does)
     val = datasets.Dataset.from_dict({"premise": [premise] * 4, "hypothesis": hyps * 2,
