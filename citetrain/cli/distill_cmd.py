@@ -22,11 +22,12 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from citetrain.cli.main import main
     from citetrain.distill.pipeline import distill
     from citetrain.distill.spec import load_spec
 
     def say(line: str) -> None:
         print(line if args.dry_run else f"[distill] {line}", flush=True)
 
-    distill(load_spec(args.spec, args.set), dry_run=args.dry_run, say=say)
+    distill(load_spec(args.spec, args.set), dry_run=args.dry_run, say=say, cli=main)
     return 0

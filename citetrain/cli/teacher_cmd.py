@@ -42,14 +42,15 @@ def run(args: argparse.Namespace) -> int:
     import sys
 
     from citetrain.errors import CitetrainError
-    from citetrain.judge_training.teachers import start_teacher
-    from citetrain.judge_training.transfer import add_transfers
+    from citetrain.judge_training.teachers import write_teacher_file
 
     if (args.drawn is None) != (args.built_max is None):
         raise CitetrainError("--drawn and --built-max go together: the seeds and the sample size "
                              "of the students' built pairs")
     builds = args.transfer or []
-    t = start_teacher(args.runs, args.out, builds)
+    drawn = (args.drawn, args.built_max) if args.drawn else None
+    t = write_teacher_file(args.runs, args.out, builds, args.transfer_weight,
+                           args.transfer_limit, args.dtype, drawn)
     info, read = t["merged"], t["read"]
     if info is None:
         print(f"teacher: {len(args.runs)} runs without fold scores: their models read the "
@@ -61,9 +62,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"teacher: {info['pairs']} pairs from {info['files']} runs "
               f"(teachers per pair: {', '.join(map(str, info['teachers_per_pair']))}"
               f"{'; read clause by clause' if read == 'clauses' else ''}) -> {args.out}")
-    drawn = (args.drawn, args.built_max) if args.drawn else None
-    for build, x in zip(builds, add_transfers(args.out, args.runs, builds, args.transfer_weight,
-                                              args.transfer_limit, read, args.dtype, drawn)):
+    for build, x in zip(builds, t["transfers"]):
         print(f"transfer: {x['pairs']} pairs of {build} read by {x['teachers']} teachers"
               f"{' clause by clause' if read == 'clauses' else ''}"
               f"{f' in {args.dtype}' if args.dtype != 'auto' else ''}, "

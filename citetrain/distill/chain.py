@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import shlex
 import shutil
 import time
 from dataclasses import dataclass, field
@@ -26,10 +27,13 @@ DONE = "done"  # OUT/done/NAME.json: a finished step's record
 
 @dataclass
 class Step:
-    """One link of the chain. ``command``: what it runs, as a command line or in words;
-    ``outputs``: what it writes; ``after``: the steps it reads. A training step has ``train``
-    (its ``--set`` items; the recipe is the chain's); any other step has ``call``, which does the
-    work in this process and may return a line to report. ``clean``: what the step writes
+    """One link of the chain. ``argv``: the command line it runs, where it is one (a training
+    run, or a ``citetrain`` command); ``command``: that line as ``--dry-run`` prints it
+    (``shlex.join(argv)``), or what the step does in words; ``outputs``: what it writes;
+    ``after``: the steps it reads. A training step has ``train`` (its ``--set`` items; the
+    recipe is the chain's) and runs ``argv`` as a process; any other step has ``call``, which does
+    the work (running ``argv`` through the ``citetrain`` entry point where it has one) and may
+    return a line to report. ``clean``: what the step writes
     (outputs, partial files, a run folder), removed when its settings change (default: its
     outputs); ``owned`` false: nothing is removed (shared data such as the built pairs)."""
 
@@ -45,6 +49,11 @@ class Step:
     clean: list[Path] | None = None
     owned: bool = True
     group: str | None = None
+    argv: list[str] | None = None
+
+    def __post_init__(self) -> None:
+        if self.argv is not None:
+            self.command = shlex.join(self.argv)
 
 
 def _hash(data: Any) -> str:

@@ -18,9 +18,11 @@ from citetrain.distill.student import (export_step, last_model, prune_step, stud
                                        teach_back_steps)
 
 
-def plan(spec: DistillSpec) -> tuple[Context, list[Step]]:
-    """The spec's context and its steps, in the order they run."""
-    ctx = context(spec)
+def plan(spec: DistillSpec, cli: Callable[[list[str]], int] | None = None
+         ) -> tuple[Context, list[Step]]:
+    """The spec's context and its steps, in the order they run; ``cli``: the ``citetrain`` entry
+    point their commands run through (:func:`~citetrain.distill.plan.run_command`)."""
+    ctx = context(spec, cli)
     steps = [pairs_step(ctx)] if ctx.build_spec is not None else []
     steps.append(human_step(ctx))
     if spec.teacher.folds is not None:
@@ -65,11 +67,13 @@ def show(ctx: Context, steps: list[Step], say: Callable[[str], None] = print) ->
     say(f"then serve: {serve_line(ctx)}")
 
 
-def distill(spec: DistillSpec, dry_run: bool = False,
-            say: Callable[[str], None] = print) -> dict[str, str]:
+def distill(spec: DistillSpec, dry_run: bool = False, say: Callable[[str], None] = print,
+            cli: Callable[[list[str]], int] | None = None) -> dict[str, str]:
     """Print the plan (``dry_run``) or run the chain; returns ``{step: kept | run}`` (empty for
-    a dry run)."""
-    ctx, steps = plan(spec)
+    a dry run). Every step with a command line runs exactly the one the plan prints: training
+    runs as processes, ``citetrain`` commands through ``cli`` (the command line's entry point,
+    in this process) or as ``python -m citetrain`` processes."""
+    ctx, steps = plan(spec, cli)
     if dry_run:
         show(ctx, steps, say)
         return {}

@@ -9,16 +9,21 @@ share them.
 """
 from __future__ import annotations
 
+import json
 import shlex
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from citetrain.distill.chain import Step
 from citetrain.distill.keys import overrides
+from citetrain.distill.runs import train_argv
 from citetrain.distill.spec import DistillSpec
 from citetrain.errors import CitetrainError
+from citetrain.io.chunks import partial_path
+from citetrain.judge_training.teacher_scores import FOLD_SCORES
+from citetrain.judge_training.teachers import part_path
 
 
 @dataclass
@@ -34,11 +39,13 @@ class Context:
     built: Path
     build_spec: Any
     gpu: bool
+    cli: Callable[[list[str]], int] | None = None
 
 
-def context(spec: DistillSpec) -> Context:
+def context(spec: DistillSpec, cli: Callable[[list[str]], int] | None = None) -> Context:
     """The :class:`Context` of a spec: the recipe and the build spec loaded and checked (every
-    error at once, before anything runs)."""
+    error at once, before anything runs). ``cli``: the ``citetrain`` entry point that runs the
+    steps' commands in this process (``None``: each in a ``python -m citetrain`` process)."""
     import torch
 
     from citetrain.builders.stages import out_dir
@@ -63,40 +70,47 @@ def context(spec: DistillSpec) -> Context:
                                  "dataset/dataset_dict.json; make one with citetrain build)")
     gpu = torch.cuda.is_available() and not recipe.train.use_cpu
     return Context(spec, Path(spec.out).resolve(), recipe, Path(recipe.data.dataset).resolve(),
-                   built.resolve(), build_spec, gpu)
+                   built.resolve(), build_spec, gpu, cli)
 
 
-def train_command(recipe: str, sets: list[str]) -> str:
-    """The training process a step starts, as a command line."""
-    argv = [Path(sys.executable).name, "-m", "citetrain.train", recipe]
-    for item in sets:
-        argv += ["--set", item]
-    return shlex.join(argv)
+def run_command(ctx: Context, argv: list[str]) -> None:
+    """Run a step's ``citetrain ...`` command line, exactly ``argv``: through the entry point
+    of ``ctx`` in this process, or as ``python -m citetrain`` with the same arguments."""
+    import subprocess
+
+    if ctx.cli is None:
+        code = subprocess.run([sys.executable, "-m", "citetrain", *argv[1:]]).returncode
+    else:
+        try:
+            code = ctx.cli(argv[1:])
+        except SystemExit as e:  # the command's parser refused the arguments
+            code = e.code if isinstance(e.code, int) else 2
+    if code:
+        raise CitetrainError(f"`{shlex.join(argv)}` failed (exit {code}; its error is above)")
 
 
 def pairs_step(ctx: Context) -> Step:
-    """The built pairs, built here (resumable from its finished shards)."""
-    from citetrain.builders.pipeline import build
-
+    """The built pairs: ``citetrain build`` (resumable from its finished shards), unless a
+    finished build of the same settings is there already."""
     p = ctx.spec.pairs
-    command = shlex.join(["citetrain", "build", str(p.spec)] + [x for s in p.set
-                                                                for x in ("--set", s)])
+    argv = ["citetrain", "build", str(p.spec)] + [x for s in p.set for x in ("--set", s)]
 
     def call() -> str:
         if finished_build(ctx.build_spec, ctx.built):
             return f"kept the finished build at {ctx.built} (its manifest matches the spec)"
-        counts = (build(ctx.build_spec) or {}).get("counts", {})
+        run_command(ctx, argv)
+        counts = json.loads((ctx.built / "manifest.json").read_text(encoding="utf-8")).get(
+            "counts", {})
         return "pairs: " + ", ".join(f"{split} {sum(c.values())}" for split, c in counts.items())
 
-    return Step("pairs", f"the built pairs -> {ctx.built}", command, [ctx.built / "dataset"],
-                {"build": ctx.build_spec.model_dump(mode="json")}, owned=False, call=call)
+    return Step("pairs", f"the built pairs -> {ctx.built}", "", [ctx.built / "dataset"],
+                {"build": ctx.build_spec.model_dump(mode="json")}, owned=False, call=call,
+                argv=argv)
 
 
 def finished_build(build_spec: Any, built: Path) -> bool:
     """Whether ``built`` holds a finished build of ``build_spec``: its manifest has the spec's
     settings and sources, and the source files are unchanged (by sha256)."""
-    import json
-
     from citetrain.io.readers import sha256_file
 
     man = built / "manifest.json"
@@ -168,18 +182,12 @@ def fold_teacher_steps(ctx: Context) -> list[Step]:
                 seed=seed, output_dir=run, dataset=run / "human" / "dataset")
             steps.append(Step(
                 f"teacher-f{k}-s{seed}", f"fold teacher {k} of {t.folds}, seed {seed}",
-                train_command(ctx.spec.recipe, sets), [run / "train_summary.json",
-                                                        run / "fold_scores.jsonl"],
+                "", [run / "train_summary.json", run / FOLD_SCORES],
                 {"recipe": ctx.spec.recipe, "sets": sets}, after=["human"], train=sets,
+                argv=train_argv(ctx.spec.recipe, sets),
                 before=lambda run=run: _copy_human(ctx.human, run / "human"), clean=[run],
                 group="teachers"))
     return steps
-
-
-def partial_file(path: Path) -> Path:
-    """The partial file of finished chunks a teacher file's scoring keeps beside ``path``
-    (:class:`~citetrain.io.chunks.ChunkStore`)."""
-    return path.with_name(f"{path.stem}.rank-0.partial.jsonl")
 
 
 def _drawn(ctx: Context) -> tuple[list[int], int] | None:
@@ -199,39 +207,13 @@ def folds_file_step(ctx: Context, teachers: list[Step]) -> Step:
     argv += ["--transfer-weight", f"{spec.transfer_weight:g}"] if spec.transfer_weight != 1 else []
     argv += ["--dtype", t.dtype] if t.dtype != "auto" else []
     argv += ["--drawn", ",".join(map(str, drawn[0])), "--built-max", str(drawn[1])] if drawn else []
-
-    def call() -> str:
-        return _folds_file(runs, out, ctx.built, spec.transfer_weight, t.dtype, drawn)
-
-    part = out.with_name(out.stem + ".part.jsonl")
-
-    return Step("teacher-file", f"{len(runs)} teachers' file -> {out}", shlex.join(argv), [out],
+    part = part_path(out)
+    return Step("teacher-file", f"{len(runs)} teachers' file -> {out}", "", [out],
                 {"runs": [str(r) for r in runs], "built": str(ctx.built),
                  "weight": spec.transfer_weight, "dtype": t.dtype, "drawn": drawn},
-                after=[s.name for s in teachers] + ["pairs"], call=call,
-                clean=[out, part, partial_file(part)])
-
-
-def _folds_file(runs: list[Path], out: Path, built: Path, weight: float, dtype: str,
-                drawn: tuple[list[int], int] | None) -> str:
-    """Write the fold teachers' file through ``OUT.part.jsonl`` (its transfer chunks resume)."""
-    import os
-
-    from citetrain.judge_training.teachers import start_teacher
-    from citetrain.judge_training.transfer import add_transfers
-
-    part = out.with_name(out.stem + ".part.jsonl")
-    started = start_teacher(runs, part, [built])
-    for line in started["warnings"]:
-        print(f"[distill] warning: {line}; those pairs lack that seed's teacher score",
-              file=sys.stderr, flush=True)
-    x = add_transfers(part, runs, [built], weight, read=started["read"], dtype=dtype,
-                      drawn=drawn)[0]
-    os.replace(part, out)
-    info = started["merged"]
-    return (f"{info['pairs']} training pairs from {info['files']} teachers, {x['pairs']} built "
-            f"pairs read by {x['teachers']}" + (f" ({x['resumed']} of them by an earlier, killed "
-                                                "run)" if x["resumed"] else ""))
+                after=[s.name for s in teachers] + ["pairs"],
+                call=lambda: run_command(ctx, argv), argv=argv,
+                clean=[out, part, partial_path(part)])
 
 
 def engine_file_step(ctx: Context) -> Step:
@@ -264,4 +246,4 @@ def engine_file_step(ctx: Context) -> Step:
                 [out], {"engine": name, "options": {k: v for k, v in options.items()},
                         "batch_size": batch, "human": str(ctx.human), "built": str(ctx.built),
                         "weight": t.transfer_weight, "drawn": drawn},
-                after=["human", "pairs"], call=call, clean=[out, partial_file(out)])
+                after=["human", "pairs"], call=call, clean=[out, partial_path(out)])

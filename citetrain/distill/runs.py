@@ -22,6 +22,15 @@ from citetrain.errors import CitetrainError
 RUN_MEMORY = 3 << 30  # bytes a CPU training run of a small cross-encoder may take
 
 
+def train_argv(recipe: str, sets: list[str]) -> list[str]:
+    """The command line of one training run: ``python -m citetrain.train RECIPE --set ...``
+    (what ``citetrain distill --dry-run`` prints is this list, and it is what runs)."""
+    argv = [sys.executable, "-m", "citetrain.train", recipe]
+    for item in sets:
+        argv += ["--set", item]
+    return argv
+
+
 @dataclass
 class TrainRun:
     """One training process: its name, ``--set`` items, log file, and what to do before it
@@ -36,9 +45,7 @@ class TrainRun:
     argv: list[str] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.argv = [sys.executable, "-m", "citetrain.train", self.recipe]
-        for item in self.sets:
-            self.argv += ["--set", item]
+        self.argv = train_argv(self.recipe, self.sets)
 
 
 def _memory() -> int | None:

@@ -9,12 +9,13 @@ reading at teacher weight 1. ``export``: the last judge as ONNX or OpenVINO
 """
 from __future__ import annotations
 
-import shlex
 from pathlib import Path
 
 from citetrain.distill.chain import Step
 from citetrain.distill.keys import overrides
-from citetrain.distill.plan import Context, partial_file, train_command
+from citetrain.distill.plan import Context, run_command
+from citetrain.distill.runs import train_argv
+from citetrain.io.chunks import partial_path
 
 
 def student_step(ctx: Context) -> Step:
@@ -24,10 +25,10 @@ def student_step(ctx: Context) -> Step:
     sets = list(ctx.spec.set) + list(s.set) + overrides(
         dataset=ctx.human, output_dir=run, seed=s.seed, teacher=ctx.out / "teacher.jsonl",
         teacher_weight=s.teacher_weight, built=[str(ctx.built)], built_max=s.built_max)
-    return Step("student", f"the student, seed {s.seed}", train_command(ctx.spec.recipe, sets),
+    return Step("student", f"the student, seed {s.seed}", "",
                 [run / "train_summary.json", run / "final" / "config.json"],
                 {"recipe": ctx.spec.recipe, "sets": sets}, after=["teacher-file", "pairs"],
-                train=sets, clean=[run])
+                train=sets, argv=train_argv(ctx.spec.recipe, sets), clean=[run])
 
 
 def _widths(widths: int | list[int]) -> str:
@@ -40,19 +41,11 @@ def prune_step(ctx: Context) -> Step:
     calibration = [ctx.human, ctx.built / "dataset"]
     argv = ["citetrain", "prune", str(model), "--out", str(out), "--intermediate-size",
             _widths(p.widths)] + [x for c in calibration for x in ("--calibration", str(c))]
-
-    def call() -> str:
-        from citetrain.judges.narrow import prune_judge
-
-        card = prune_judge(model, out, p.widths, calibration, token_pairs=p.token_pairs,
-                           head_pairs=p.head_pairs, seed=p.seed)
-        return (f"{'/'.join(map(str, card['widths']))} of {card['had']} feed-forward units a "
-                f"layer, fitted on {card['token_pairs']} + {card['head_pairs']} pairs")
-
-    return Step("prune", f"the student's feed-forward blocks narrowed -> {out}",
-                shlex.join(argv + ([] if p.seed == 0 else ["--seed", str(p.seed)])),
-                [out / "config.json"], p.model_dump(mode="json"), after=["student"], call=call,
-                clean=[out])
+    argv += ["--token-pairs", str(p.token_pairs), "--head-pairs", str(p.head_pairs),
+             "--seed", str(p.seed)]
+    return Step("prune", f"the student's feed-forward blocks narrowed -> {out}", "",
+                [out / "config.json"], p.model_dump(mode="json"), after=["student"],
+                call=lambda: run_command(ctx, argv), argv=argv, clean=[out])
 
 
 def teach_back_steps(ctx: Context) -> list[Step]:
@@ -71,16 +64,16 @@ def teach_back_steps(ctx: Context) -> list[Step]:
                 f"reads the train splits of {ctx.human} and {ctx.built}",
                 [file], {"dtype": t.dtype, "seed": s.seed, "built_max": s.built_max},
                 after=["student", "pairs"], call=call,
-                clean=[file, file.with_suffix(".tmp"), partial_file(file)])
+                clean=[file, file.with_suffix(".tmp"), partial_path(file)])
     sets = list(ctx.spec.set) + list(t.set) + overrides(
         base=ctx.out / "pruned", dataset=ctx.human, output_dir=run, seed=s.seed, teacher=file,
         teacher_weight=1.0, built=[str(ctx.built)], built_max=s.built_max, epochs=t.epochs,
         learning_rate=t.learning_rate)
-    train = Step("teach-back", "the pruned judge learns the student's reading",
-                 train_command(ctx.spec.recipe, sets),
+    train = Step("teach-back", "the pruned judge learns the student's reading", "",
                  [run / "train_summary.json", run / "final" / "config.json"],
                  {"recipe": ctx.spec.recipe, "sets": sets},
-                 after=["prune", "teach-back-file"], train=sets, clean=[run])
+                 after=["prune", "teach-back-file"], train=sets,
+                 argv=train_argv(ctx.spec.recipe, sets), clean=[run])
     return [read, train]
 
 
@@ -101,16 +94,6 @@ def export_step(ctx: Context, after: str) -> Step:
     argv += ["--int8"] if e.int8 else []
     argv += ["--calibration", str(calibration)] if calibration else []
     argv += ["--calibration-pairs", str(e.calibration_pairs)] if e.calibration_pairs else []
-
-    def call() -> str:
-        from citetrain.judges.export import export_judge
-
-        card = export_judge(model, out, runtime=e.runtime, int8=e.int8, calibration=calibration,
-                            calibration_size=e.calibration_pairs)
-        return (f"{e.runtime} {'int8' if e.int8 else 'fp32'}; against the PyTorch model: max "
-                f"|Δ| probability {card['max_abs_diff_prob']:.2e}")
-
-    return Step("export", f"{model} as {e.runtime}{' int8' if e.int8 else ''} -> {out}",
-                shlex.join(argv), [out / "config.json"],
-                {**e.model_dump(mode="json"), "model": str(model)}, after=[after], call=call,
-                clean=[out])
+    return Step("export", f"{model} as {e.runtime}{' int8' if e.int8 else ''} -> {out}", "",
+                [out / "config.json"], {**e.model_dump(mode="json"), "model": str(model)},
+                after=[after], call=lambda: run_command(ctx, argv), argv=argv, clean=[out])

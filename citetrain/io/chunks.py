@@ -48,6 +48,12 @@ def ids_sha256(ids: Sequence[str]) -> str:
     return hashlib.sha256("\n".join(ids).encode("utf-8")).hexdigest()
 
 
+def partial_path(output: str | os.PathLike[str], rank: int = 0) -> Path:
+    """The partial file of process ``rank`` beside ``output``: ``<stem>.rank-R.partial.jsonl``."""
+    output = Path(output)
+    return output.with_name(f"{output.stem}.rank-{rank}.partial.jsonl")
+
+
 class ChunkStore:
     """The partial files of the output at ``predictions`` for this process (``rank``)."""
 
@@ -58,7 +64,7 @@ class ChunkStore:
         self.path = self._file(rank)
 
     def _file(self, rank: int) -> Path:
-        return self.predictions.with_name(f"{self.predictions.stem}.rank-{rank}.partial.jsonl")
+        return partial_path(self.predictions, rank)
 
     def files(self) -> list[Path]:
         """Every process's partial file, this run's and those an earlier run left."""

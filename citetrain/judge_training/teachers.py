@@ -109,8 +109,8 @@ def start_teacher(runs: list[str | Path], out: str | Path,
     "warnings", "read"}``: ``merged`` the merge's summary (``None`` for a compression teacher),
     ``warnings`` the folds the runs leave out, ``read`` how the transfer pairs are to be read (as
     the folds were). Bad runs or ``builds`` are refused before anything is written."""
-    from citetrain.judge_training.teacher_scores import (fold_score_files, has_fold_scores, merge_teachers,
-                                         missing_folds)
+    from citetrain.judge_training.teacher_scores import (fold_score_files, has_fold_scores,
+                                                         merge_teachers, missing_folds)
     from citetrain.judge_training.transfer import teacher_finals, transfer_split
 
     builds = list(builds or [])
@@ -130,6 +130,30 @@ def start_teacher(runs: list[str | Path], out: str | Path,
     return {"merged": None, "warnings": [], "read": "whole"}
 
 
+def part_path(out: str | Path) -> Path:
+    """The file a teacher file is written through (``OUT.part.jsonl``), renamed to ``out`` when
+    whole; its transfer pairs' finished chunks lie beside it."""
+    out = Path(out)
+    return out.with_name(out.stem + ".part.jsonl")
+
+
+def write_teacher_file(runs: list[str | Path], out: str | Path, builds: list[str | Path],
+                       weight: float = 1.0, limit: int | None = None, dtype: str = "auto",
+                       drawn: tuple[list[int], int] | None = None) -> dict[str, Any]:
+    """The one writer of a teacher file from teacher runs (``citetrain teacher``, and the
+    ``teacher-file`` step of ``citetrain distill``, which runs that command): the runs' fold
+    scores merged (:func:`start_teacher`), then each build's transfer pairs read by every run
+    (resumable chunk by chunk), all through :func:`part_path` and renamed to ``out`` when whole,
+    so ``out`` is there whole or not at all. Returns :func:`start_teacher`'s dict with
+    ``"transfers"``, one summary per build."""
+    from citetrain.judge_training.transfer import add_transfers
+
+    part = part_path(out)
+    started = start_teacher(runs, part, builds)
+    started["transfers"] = add_transfers(part, runs, builds, weight, limit, started["read"],
+                                         dtype, drawn) if builds else []
+    os.replace(part, out)
+    return started
 
 
 def write_self_teacher(judge: str | Path, teacher: str | Path, human: str | Path,

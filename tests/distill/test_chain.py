@@ -38,7 +38,8 @@ def _fake_export(calls: list[dict]):
         calls.append({"model": Path(model), **kw})
         Path(out).mkdir(parents=True)
         (Path(out) / "config.json").write_text("{}")
-        return {"max_abs_diff_prob": 0.0}
+        return {"max_abs_diff_prob": 0.0, "max_abs_diff_expected": 0.0, "check_pairs": 8,
+                "last_layer": "whole", "premise": "select", "hint": "none", "max_length": 48}
     return export
 
 
@@ -87,7 +88,8 @@ def test_a_killed_chain_keeps_its_finished_teacher_and_goes_on(toy, tmp_path, ca
     back = json.loads((out / "teach-back" / "train_summary.json").read_text())
     assert back["base_model"] == str(out / "pruned") and back["teacher"]["weight"] == 1.0
     assert calls == [{"model": out / "teach-back" / "final", "runtime": "onnx", "int8": False,
-                      "calibration": None, "calibration_size": None}]
+                      "calibration": None, "calibration_size": None, "calibration_seed": 0,
+                      "first_token": True}]
     assert f"nli:mean:classifier:{out / 'export'}+lexical" in said
 
     assert main(["distill", str(spec)]) == 0  # all kept now
