@@ -63,7 +63,7 @@ def run(args: argparse.Namespace) -> int:
 
     from citetrain.errors import CitetrainError
     from citetrain.serve.config import LIMITS, ServeConfig, flag
-    from citetrain.serve.run import read_token, serve
+    from citetrain.serve.server import read_token, serve
 
     fields = {k: getattr(args, k) for k in (*OPTIONS, *LIMITS)}
     token = read_token(args.token, args.token_file)
@@ -84,7 +84,7 @@ def calibrate_flags(config) -> int:
     from citetrain.serve.app import load_judge
     from citetrain.serve.calibrate import calibrate
     from citetrain.serve.config import flag
-    from citetrain.serve.run import check_judge
+    from citetrain.serve.server import check_judge
     from citetrain.serve.scoring import is_nli_judge
 
     check_judge(config.judge, config.token)

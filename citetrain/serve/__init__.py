@@ -7,5 +7,5 @@ bodies read with citetrain's own record converters, checked against the limits),
 :mod:`~citetrain.serve.batcher` (requests of many clients scored in fair batches),
 :mod:`~citetrain.serve.protocol` (uvicorn's h11 protocol with a header timeout, a connection
 limit and JSON refusals), :mod:`~citetrain.serve.app` (the routes, the timeout),
-:mod:`~citetrain.serve.run` (the token, the judge checked, uvicorn started).
+:mod:`~citetrain.serve.server` (the token, the judge checked, uvicorn started).
 """

@@ -4,7 +4,7 @@ The command line builds a :class:`ServeConfig`; with several workers, uvicorn st
 process on the import string :func:`citetrain.serve.app.app_from_env`, which reads the same
 config back from :data:`ENV_CONFIG` (a JSON object without the token), so every worker loads the
 judge once. The token never goes through the environment: the workers read it from the file named
-by :data:`ENV_TOKEN_FILE`, which only the user can read (:func:`citetrain.serve.run.serve` writes
+by :data:`ENV_TOKEN_FILE`, which only the user can read (:func:`citetrain.serve.server.serve` writes
 it in a private folder and removes it at exit).
 
 The fields are the one source of each setting: ``citetrain serve``'s flags (:func:`flag`), their

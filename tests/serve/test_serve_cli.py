@@ -9,7 +9,7 @@ import pytest
 from citetrain.cli.main import main
 from citetrain.errors import CitetrainError
 from citetrain.serve.config import ENV_CONFIG, ENV_TOKEN, ENV_TOKEN_FILE, ServeConfig
-from citetrain.serve.run import check_judge, read_token, worker_environment
+from citetrain.serve.server import check_judge, read_token, worker_environment
 
 
 @pytest.mark.parametrize("argv, message", [
