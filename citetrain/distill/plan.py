@@ -24,6 +24,7 @@ from citetrain.errors import CitetrainError
 from citetrain.io.chunks import partial_path
 from citetrain.judge_training.teacher_scores import FOLD_SCORES
 from citetrain.judge_training.teachers import part_path
+from citetrain.train.card import SUMMARY
 
 
 @dataclass
@@ -182,7 +183,7 @@ def fold_teacher_steps(ctx: Context) -> list[Step]:
                 seed=seed, output_dir=run, dataset=run / "human" / "dataset")
             steps.append(Step(
                 f"teacher-f{k}-s{seed}", f"fold teacher {k} of {t.folds}, seed {seed}",
-                "", [run / "train_summary.json", run / FOLD_SCORES],
+                "", [run / SUMMARY, run / FOLD_SCORES],
                 {"recipe": ctx.spec.recipe, "sets": sets}, after=["human"], train=sets,
                 argv=train_argv(ctx.spec.recipe, sets),
                 before=lambda run=run: _copy_human(ctx.human, run / "human"), clean=[run],

@@ -16,6 +16,7 @@ from citetrain.distill.keys import overrides
 from citetrain.distill.plan import Context, run_command
 from citetrain.distill.runs import train_argv
 from citetrain.io.chunks import partial_path
+from citetrain.train.card import SUMMARY
 
 
 def student_step(ctx: Context) -> Step:
@@ -26,7 +27,7 @@ def student_step(ctx: Context) -> Step:
         dataset=ctx.human, output_dir=run, seed=s.seed, teacher=ctx.out / "teacher.jsonl",
         teacher_weight=s.teacher_weight, built=[str(ctx.built)], built_max=s.built_max)
     return Step("student", f"the student, seed {s.seed}", "",
-                [run / "train_summary.json", run / "final" / "config.json"],
+                [run / SUMMARY, run / "final" / "config.json"],
                 {"recipe": ctx.spec.recipe, "sets": sets}, after=["teacher-file", "pairs"],
                 train=sets, argv=train_argv(ctx.spec.recipe, sets), clean=[run])
 
@@ -70,7 +71,7 @@ def teach_back_steps(ctx: Context) -> list[Step]:
         teacher_weight=1.0, built=[str(ctx.built)], built_max=s.built_max, epochs=t.epochs,
         learning_rate=t.learning_rate)
     train = Step("teach-back", "the pruned judge learns the student's reading", "",
-                 [run / "train_summary.json", run / "final" / "config.json"],
+                 [run / SUMMARY, run / "final" / "config.json"],
                  {"recipe": ctx.spec.recipe, "sets": sets},
                  after=["prune", "teach-back-file"], train=sets,
                  argv=train_argv(ctx.spec.recipe, sets), clean=[run])

@@ -10,6 +10,8 @@ import yaml
 from citetrain.io.writers import atomic_write_text
 from citetrain.train.recipe_schema import Recipe
 
+SUMMARY = "train_summary.json"  # a finished run's summary, in its output_dir
+
 
 def write_model_card(folder: str | Path, recipe: Recipe, data_path: Path, summary: dict[str, Any],
                      base: str, extra: str = "") -> Path:
@@ -37,7 +39,7 @@ def publish(final: Path, recipe: Any, data_path: Any, summary: dict[str, Any], b
     from citetrain.train.components import write_json
 
     write_model_card(final, recipe, data_path, summary, base, card_extra)
-    write_json(out / "train_summary.json", summary)
+    write_json(out / SUMMARY, summary)
     if recipe.hub.push:
         trainer.model.push_to_hub(recipe.hub.repo_id, private=recipe.hub.private)
         tokenizer.push_to_hub(recipe.hub.repo_id, private=recipe.hub.private)
