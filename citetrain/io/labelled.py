@@ -17,6 +17,10 @@ Labels are support levels: 2 full, 1 partial, 0 none. Sources:
   ``Missing`` 0; id = group = ``"{record id}:{sha1(claim)[:10]}"``, the answer's record id
   (:func:`~citetrain.io.formats.expertqa_id`) and system in ``meta``; deduplicated by
   (question, system, claim).
+- LLM-AggreFact (Tang et al. 2024, ``lytang/LLM-AggreFact``): rows of ``dataset``, ``doc``
+  (premise), ``claim`` (hypothesis) and ``label`` (1 supported -> 2, 0 -> 0), in JSONL, JSON, CSV
+  or Parquet (:func:`read_aggrefact`, which keeps every row, as the benchmark counts them);
+  ``dataset`` and ``split`` (when a row has one) in ``meta``.
 
 Always left out and counted (never silently): ``N/A`` or absent support labels, and pairs whose
 premise is empty (ExpertQA's ``Missing`` claims cite nothing, and some evidence entries carry
@@ -29,13 +33,15 @@ import hashlib
 import os
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NamedTuple
 
 from citetrain.io.formats import RecordError, expertqa_id
 from citetrain.io.formats._common import check_type, optional, require
 from citetrain.io.formats.expertqa import claim_passages
+from citetrain.errors import CitetrainError
 from citetrain.io.readers import (PathLike, Problems, Skip, check_object, load_items,
-                                  resolve_format, summarize_skips)
+                                  require_file, resolve_format, summarize_skips)
 
 FULL, PARTIAL, NONE = 2, 1, 0
 
@@ -152,11 +158,46 @@ def convert_expertqa_claims(item: dict[str, Any], line: int) -> list[Row]:
     return rows
 
 
+AGGREFACT_COLUMNS = ("dataset", "doc", "claim", "label")
+
+
+def _aggrefact_label(value: Any) -> int:
+    """LLM-AggreFact's ``label``: 1 supported, 0 not (also ``"1"`` / ``"0"`` from a CSV, and
+    1.0 / 0.0 or booleans from a data frame export)."""
+    if isinstance(value, str):
+        value = value.strip()
+    if value in (1, "1", "1.0", True):
+        return FULL
+    if value in (0, "0", "0.0", False):
+        return NONE
+    raise RecordError("label", "unknown label in 'label'",
+                      f"unknown label {value!r}; expected 1 (supported) or 0 (unsupported)")
+
+
+def convert_aggrefact(item: dict[str, Any], line: int) -> list[Row]:
+    """LLM-AggreFact row -> one pair (premise = ``doc``, hypothesis = ``claim``, label 1 -> 2,
+    0 -> 0; id = group = a hash of dataset, doc and claim; ``dataset`` and ``split`` in meta)."""
+    dataset = require(item, "dataset")
+    if not dataset.strip():
+        raise RecordError("dataset", "empty 'dataset'", "must name the row's dataset, got ''")
+    doc = require(item, "doc")
+    claim = require(item, "claim")
+    if "label" not in item or item["label"] is None:
+        raise RecordError("label", "missing field 'label'", "required field is missing")
+    label = _aggrefact_label(item["label"])
+    split = optional(item, "split", str, None)
+    digest = hashlib.sha1("\0".join((dataset, doc, claim)).encode("utf-8")).hexdigest()
+    pid = f"aggrefact:{digest[:12]}"
+    meta = {"dataset": dataset, **({"split": split.strip().lower()} if split else {})}
+    return [LabelledPair(doc, claim, label, pid, pid, meta)]
+
+
 LABELLED_CONVERTERS: dict[str, Callable[[dict[str, Any], int], list[Row]]] = {
     "wice": convert_wice,
     "wice_oracle": convert_wice_oracle,
     "attributionbench": convert_attributionbench,
     "expertqa": convert_expertqa_claims,
+    "aggrefact": convert_aggrefact,
 }
 
 # Sources that derive training pairs rather than carry human labels, by the name a
@@ -185,6 +226,8 @@ def detect_labelled_format(item: dict[str, Any]) -> str | None:
         return "attributionbench"
     if "answers" in item and "question" in item:
         return "expertqa"
+    if set(AGGREFACT_COLUMNS) <= item.keys():
+        return "aggrefact"
     if {"claim", "label", "evidence"} <= item.keys():
         meta = item.get("meta")
         return "wice_oracle" if isinstance(meta, dict) and "chunk_idx" in meta else "wice"
@@ -228,8 +271,9 @@ def read_labelled(path: PathLike | Iterable[PathLike], fmt: str = "auto", *,
     """Read human-labelled pairs from one file or several (deduplicated by pair id, first kept).
 
     ``fmt``: ``"auto"`` (from the first object's keys), ``"wice"``, ``"wice_oracle"``,
-    ``"attributionbench"`` or ``"expertqa"``. Bad rows raise :class:`InputError` (file, line,
-    field) or, with ``skip_invalid``, are skipped and counted.
+    ``"attributionbench"``, ``"expertqa"`` or ``"aggrefact"`` (JSON here, deduplicated like the
+    rest; :func:`read_aggrefact` reads every row, and CSV and Parquet too). Bad rows raise
+    :class:`InputError` (file, line, field) or, with ``skip_invalid``, are skipped and counted.
     """
     paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     seen: dict[str, LabelledPair] = {}
@@ -262,3 +306,114 @@ def read_labelled(path: PathLike | Iterable[PathLike], fmt: str = "auto", *,
                     seen[row.id] = row
         skipped += problems.skipped
     return LabelledSet(seen.values(), skipped, "+".join(formats), duplicates)
+
+
+def _aggrefact_items(path: PathLike, problems: Problems) -> tuple[list[tuple[int, Any]], str]:
+    """The rows of an LLM-AggreFact file as ``(line, object)`` and what ``line`` counts: the
+    line a CSV row starts on, the 1-based row of a Parquet file, a JSONL line or JSON item."""
+    p = Path(path)
+    suffix = p.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        import csv
+
+        p = require_file(p)
+        # a grounding document may exceed the csv module's 128 KiB field limit
+        limit = csv.field_size_limit(2**31 - 1)
+        try:
+            with p.open(encoding="utf-8-sig", newline="") as f:
+                reader = csv.DictReader(f, delimiter="\t" if suffix == ".tsv" else ",")
+                items: list[tuple[int, Any]] = []
+                start = 2  # the header is line 1
+                try:
+                    for row in reader:
+                        items.append((start, row))
+                        start = reader.line_num + 1
+                except (csv.Error, UnicodeDecodeError) as err:
+                    problems.fail(start, None, f"unreadable CSV: {err}")
+        finally:
+            csv.field_size_limit(limit)
+        missing = [c for c in AGGREFACT_COLUMNS if c not in (reader.fieldnames or [])]
+        if missing:
+            problems.fail(1, missing[0], f"the header lacks LLM-AggreFact's column "
+                          f"'{missing[0]}' (columns: {', '.join(AGGREFACT_COLUMNS)})")
+        if not items:
+            problems.fail(None, None, "empty file: no rows")
+        return items, "line"
+    if suffix == ".parquet":
+        p = require_file(p)
+        try:
+            import pyarrow.parquet as pq
+
+            rows = pq.read_table(p).to_pylist()
+        except ImportError:
+            raise CitetrainError("reading Parquet needs pyarrow: pip install pyarrow") from None
+        except Exception as err:  # pyarrow's errors: not a Parquet file, truncated, ...
+            problems.fail(None, None, f"unreadable Parquet file: {err}")
+        if not rows:
+            problems.fail(None, None, "empty file: no rows")
+        return [(i + 1, row) for i, row in enumerate(rows)], "row"
+    return load_items(path, problems), "line"
+
+
+def aggrefact_columns(path: PathLike) -> bool:
+    """Whether a file's columns (CSV header, Parquet schema, first JSON object) are
+    LLM-AggreFact's ``dataset``, ``doc``, ``claim`` and ``label``."""
+    p = require_file(path)
+    suffix = p.suffix.lower()
+    if suffix in (".csv", ".tsv"):
+        import csv
+
+        with p.open(encoding="utf-8-sig", newline="") as f:
+            header = next(csv.reader(f, delimiter="\t" if suffix == ".tsv" else ","), [])
+        return set(AGGREFACT_COLUMNS) <= set(header)
+    if suffix == ".parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            return set(AGGREFACT_COLUMNS) <= set(pq.read_schema(p).names)
+        except Exception:
+            return False
+    if suffix in (".jsonl", ".ndjson"):  # the first object line is enough
+        import json
+
+        with p.open("rb") as f:
+            for raw in f:
+                if raw.strip():
+                    try:
+                        first = json.loads(raw.decode("utf-8-sig"))
+                    except ValueError:
+                        return False
+                    return isinstance(first, dict) and detect_labelled_format(first) == "aggrefact"
+        return False
+    try:
+        items = load_items(p, Problems(str(p), skip_invalid=True))
+    except CitetrainError:
+        return False
+    first = next((it for _, it in items if isinstance(it, dict)), None)
+    return first is not None and detect_labelled_format(first) == "aggrefact"
+
+
+def read_aggrefact(path: PathLike | Iterable[PathLike], *,
+                   skip_invalid: bool = False) -> LabelledSet:
+    """Every row of LLM-AggreFact files (JSONL, JSON, CSV or Parquet; several are read one
+    after another), as pairs of :func:`convert_aggrefact`, in file order and not deduplicated:
+    the benchmark counts each row. A bad row raises :class:`InputError` naming the file, the
+    line (a Parquet file: the row) and the field, or with ``skip_invalid`` is skipped and counted.
+    """
+    paths = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    pairs: list[LabelledPair] = []
+    skipped: list[Skip] = []
+    for p in paths:
+        problems = Problems(str(p), skip_invalid)
+        items, unit = _aggrefact_items(p, problems)
+        for line, item in items:
+            if not check_object(line, item, problems):
+                continue
+            try:
+                pairs += convert_aggrefact(item, line)  # type: ignore[arg-type]
+            except RecordError as err:
+                message = err.message + (f" (row {line} of the Parquet file)"
+                                         if unit == "row" else "")
+                problems.report(line, err.field, err.reason, message)
+        skipped += problems.skipped
+    return LabelledSet(pairs, skipped, "aggrefact")
