@@ -5,6 +5,8 @@ fields. Passage ids in ``output`` are 1-based and refer to the order of ``docs``
 """
 from __future__ import annotations
 
+__all__ = ["Doc", "Record", "format_doc", "join_docs"]
+
 from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field

@@ -9,6 +9,8 @@ skipped and counted in :attr:`ReadResult.skipped` with its reason.
 """
 from __future__ import annotations
 
+__all__ = ["read_records", "iter_records", "read_many", "ReadResult"]
+
 import hashlib
 import json
 import os

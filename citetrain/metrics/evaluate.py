@@ -1,6 +1,8 @@
 """The Python API: ``citetrain.metrics.evaluate(records, metrics=..., nli=...) -> Report``."""
 from __future__ import annotations
 
+__all__ = ["evaluate"]
+
 import time
 from pathlib import Path
 from typing import Any, Iterable, Mapping

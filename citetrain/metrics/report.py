@@ -1,6 +1,8 @@
 """The evaluation report: scores, per-statement details, and where they are written."""
 from __future__ import annotations
 
+__all__ = ["Report"]
+
 import json
 import math
 from dataclasses import dataclass, field

@@ -13,6 +13,8 @@ layer never imports the judges built above it.
 """
 from __future__ import annotations
 
+__all__ = ["make_engine"]
+
 from importlib.metadata import entry_points
 from typing import Any
 

@@ -34,6 +34,8 @@ the two functions. A user imports them into their own TRL script::
 """
 from __future__ import annotations
 
+__all__ = ["CitationRewards"]
+
 import difflib
 import re
 from typing import Any, Callable, Sequence

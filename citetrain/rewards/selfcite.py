@@ -34,6 +34,8 @@ more than ``max_batch_tokens`` (padded) tokens; identical sequences are scored o
 """
 from __future__ import annotations
 
+__all__ = ["SelfCiteReward"]
+
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Sequence

@@ -6,6 +6,8 @@ used by every other metric: ``[1, 2]`` and ``[1][2]`` are one group of two ids.
 """
 from __future__ import annotations
 
+__all__ = ["parse_marks", "Statement", "CitationGroup", "attach_marks", "remove_marks"]
+
 import re
 from dataclasses import dataclass, field
 from typing import Iterator, Sequence

@@ -10,6 +10,8 @@ prompt is CiteEval's F.3 (:mod:`citetrain.metrics.itercoe`, the paper's text bes
 """
 from __future__ import annotations
 
+__all__ = ["generator_prompt"]
+
 import re
 from typing import Sequence
 

@@ -2,6 +2,8 @@
 every saved adapter."""
 from __future__ import annotations
 
+__all__ = ["CitationScoreCallback"]
+
 import json
 import math
 from pathlib import Path
