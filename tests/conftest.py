@@ -40,7 +40,7 @@ MAX_WORKERS = 4
 # chains, the distributed trainings) start first, then the other slow ones, so the workers end
 # together
 LONGEST = ("tests/test_wheel.py", "readme-refiner", "readme-rl", "readme-judge",
-           "tests/train/test_distributed.py")
+           "tests/train/test_distributed.py", "tests/test_docs_python.py")
 
 
 @pytest.hookimpl(tryfirst=True)
