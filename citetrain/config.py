@@ -6,6 +6,8 @@ Every error is collected and reported at once, one per line, with the file, the 
 """
 from __future__ import annotations
 
+__all__ = ["ConfigError"]
+
 import difflib
 from pathlib import Path
 from typing import Any, Literal, Sequence, TypeVar
@@ -152,3 +154,56 @@ def yaml_entry(entry: str, yaml_file: str | Path, missing: Missing = "folder") -
     if not sep or fmt not in source_formats():
         return yaml_path(entry, yaml_file, missing)
     return f"{fmt}:{yaml_path(value, yaml_file, missing)}"
+
+
+# What each kind of YAML file is called and the command that runs it; the markers of a kind are
+# top-level keys that no other kind has (checked against the shipped recipes/, data_builders/,
+# eval/ and distill/): a recipe has ``train`` or ``method`` (or ``kind`` with ``model``), a build
+# spec ``sources``, an eval suite ``metrics`` or a ``data`` list, a distill spec ``teacher`` or
+# ``student``.
+YAML_KINDS: dict[str, tuple[str, str]] = {
+    "recipe": ("a training recipe", "citetrain train"),
+    "spec": ("a build spec", "citetrain build"),
+    "suite": ("an eval suite", "citetrain eval"),
+    "distill": ("a distill spec", "citetrain distill"),
+}
+
+
+def _looks_like(kind: str, data: dict[str, Any]) -> bool:
+    if kind == "recipe":
+        return "train" in data or "method" in data or ("kind" in data and "model" in data)
+    if kind == "spec":
+        return "sources" in data
+    if kind == "suite":
+        return "metrics" in data or isinstance(data.get("data"), list)
+    if kind == "distill":
+        return "teacher" in data or "student" in data
+    raise ValueError(f"unknown YAML kind {kind!r}")
+
+
+def yaml_kind(data: dict[str, Any]) -> str | None:
+    """The kind of YAML file ``data`` is (``recipe``, ``spec``, ``suite``, ``distill``, keys of
+    :data:`YAML_KINDS`) told by its top-level keys; ``None`` when none or several kinds fit."""
+    kinds = [k for k in YAML_KINDS if _looks_like(k, data)]
+    return kinds[0] if len(kinds) == 1 else None
+
+
+def check_kind(data: dict[str, Any], path: str | Path, expected: str) -> None:
+    """Raise a one-line :class:`CitetrainError` when ``data`` (the YAML file ``path``) is plainly
+    a file of another kind than ``expected``: what it is and the command that runs it. A file
+    with the expected kind's own markers, or with none, is left to validation."""
+    if _looks_like(expected, data):
+        return
+    kind = yaml_kind(data)
+    if kind is None or kind == expected:
+        return
+    what, command = YAML_KINDS[kind]
+    raise CitetrainError(f"{path}: this is {what}, not {YAML_KINDS[expected][0]}: run "
+                         f"`{command} {path}`")
+
+
+def load_yaml_of(path: str | Path, kind: str) -> dict[str, Any]:
+    """:func:`load_yaml`, refusing a file of another kind than ``kind`` (:func:`check_kind`)."""
+    data = load_yaml(path)
+    check_kind(data, path, kind)
+    return data

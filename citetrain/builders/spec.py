@@ -7,7 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from citetrain.analysis.support import QUERY_RECALL, RESPONSE_RECALL
-from citetrain.config import load_config, yaml_entry
+from citetrain.config import apply_overrides, load_yaml_of, validate, yaml_entry
 from citetrain.metrics.suites import SuiteData, resolve_data_paths
 from citetrain.synth.records import DOCS, docs_range
 
@@ -251,7 +251,8 @@ def load_spec(path: str | Path, overrides: list[str] | None = None) -> BuildSpec
     from citetrain.io.assets import resolve
 
     path = resolve(path, "spec")
-    spec = load_config(BuildSpec, path, overrides)
+    spec = validate(BuildSpec, apply_overrides(load_yaml_of(path, "spec"), overrides or []),
+                    str(path))
     resolve_data_paths(spec.sources, path)
     if spec.pairs is not None and spec.pairs.holdout is not None:
         spec.pairs.holdout.labelled = [yaml_entry(e, path) for e in spec.pairs.holdout.labelled]

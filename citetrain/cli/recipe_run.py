@@ -52,8 +52,9 @@ def main(argv: list[str] | None = None) -> int:
             print(f"[citetrain] the libraries' messages go to {logged} (--verbose shows them)",
                   flush=True)
         summary = run_recipe(recipe)
-        print(f"[citetrain] done: {summary['steps']} steps, train loss "
-              f"{summary['train_loss']:.4f}, saved {summary['final']}", flush=True)
+        if rank == "0":  # once under accelerate launch: the main process says it
+            print(f"[citetrain] done: {summary['steps']} steps, train loss "
+                  f"{summary['train_loss']:.4f}, saved {summary['final']}", flush=True)
         return 0
 
     from citetrain.errors import run_reporting

@@ -13,7 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from citetrain.config import ConfigError, apply_overrides, load_yaml, validate, yaml_path
+from citetrain.config import (ConfigError, apply_overrides, load_yaml_of, validate,
+                              yaml_path)
 from citetrain.nli.clauses import READS
 
 
@@ -231,5 +232,5 @@ def load_spec(path: str | Path, overrides: list[str] | None = None) -> DistillSp
     from citetrain.io.assets import resolve
 
     path = resolve(path, "distill")
-    spec = validate_spec(apply_overrides(load_yaml(path), overrides or []), path)
+    spec = validate_spec(apply_overrides(load_yaml_of(path, "distill"), overrides or []), path)
     return _resolve(spec, Path(path))

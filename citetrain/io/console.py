@@ -18,7 +18,10 @@ LIBRARY_LOGGERS = ("transformers", "datasets", "accelerate", "peft", "trl", "Dee
                    "torch", "huggingface_hub", "sentence_transformers", "bitsandbytes",
                    "py.warnings")
 _FORMAT = "%(asctime)s %(name)s %(levelname)s %(message)s"
+# citetrain's own lines that are for the log file only (:func:`to_log`): a step line's every figure
+LOG_ONLY = "citetrain.log"
 _handler: logging.Handler | None = None
+_bars = True  # False: no progress bar on the terminal either (:func:`no_progress_bars`)
 
 
 def verbose() -> bool:
@@ -28,7 +31,21 @@ def verbose() -> bool:
 
 def show_progress(flag: bool = True) -> bool:
     """Progress bars only when asked for and stderr is a terminal (a log file gets none)."""
-    return bool(flag) and (verbose() or sys.stderr.isatty())
+    return bool(flag) and (verbose() or (_bars and sys.stderr.isatty()))
+
+
+def no_progress_bars() -> None:
+    """No progress bar on the terminal for the rest of this process, citetrain's included
+    (:func:`show_progress` says no unless ``--verbose``): ``citetrain quickstart``, whose terminal
+    gets one line per stage and per logged training step."""
+    global _bars
+    _bars = False
+
+
+def to_log(message: str) -> None:
+    """``message`` to the log file of :func:`quiet_libraries` only (nowhere before it is called,
+    or under ``--verbose``)."""
+    logging.getLogger(LOG_ONLY).info(message)
 
 
 def _no_gpu() -> bool:
@@ -58,7 +75,9 @@ def quiet_libraries(log_file: str | Path | None) -> Path | None:
         handler = logging.NullHandler()
     handler.setFormatter(logging.Formatter(_FORMAT))
     logging.captureWarnings(True)
-    for name in LIBRARY_LOGGERS:
+    own = logging.getLogger(LOG_ONLY)
+    own.setLevel(logging.INFO)
+    for name in (*LIBRARY_LOGGERS, LOG_ONLY):
         logger = logging.getLogger(name)
         if _handler is not None:
             logger.removeHandler(_handler)

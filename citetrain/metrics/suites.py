@@ -7,7 +7,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from citetrain.config import ConfigError, apply_overrides, load_yaml, validate, yaml_path
+from citetrain.config import (ConfigError, apply_overrides, load_yaml_of, validate,
+                              yaml_path)
 from citetrain.metrics.options import option_errors
 from citetrain.metrics.registry import METRICS
 
@@ -141,7 +142,7 @@ def load_suite(path: str | Path, overrides: list[str] | None = None) -> Suite:
     from citetrain.io.assets import resolve
 
     path = resolve(path, "suite")
-    suite = validate_suite(apply_overrides(load_yaml(path), overrides or []), path)
+    suite = validate_suite(apply_overrides(load_yaml_of(path, "suite"), overrides or []), path)
     resolve_data_paths(suite.data, path)
     if suite.model is not None and suite.model.path is not None:
         suite.model.path = yaml_path(suite.model.path, path)

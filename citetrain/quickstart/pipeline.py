@@ -29,7 +29,7 @@ def build_summary(manifest: dict[str, Any]) -> dict[str, Any]:
 
 def run_quickstart(plan: Plan, progress: bool = True, log: S.Log = print) -> dict[str, Any]:
     """All stages; returns the report (also written to ``OUT/report.json``)."""
-    from citetrain.io.console import quiet_libraries, show_progress
+    from citetrain.io.console import no_progress_bars, quiet_libraries, show_progress
 
     start = time.time()
     seconds: dict[str, float] = {}
@@ -37,6 +37,7 @@ def run_quickstart(plan: Plan, progress: bool = True, log: S.Log = print) -> dic
     logged = quiet_libraries(plan.out / "quickstart.log")
     if logged is not None:
         log(f"[quickstart] the libraries' messages go to {logged} (--verbose shows them here)")
+    no_progress_bars()  # the terminal: one line per stage and per logged training step
     progress = show_progress(progress)
     with S.timed("build", seconds, log):
         manifest = S.build_data(plan, progress, log)
@@ -52,11 +53,12 @@ def run_quickstart(plan: Plan, progress: bool = True, log: S.Log = print) -> dic
     f1 = S.f1_table(scores)
     report = {"plan": plan.to_dict(), "f1": f1, "scores": scores, "refine_counts": counts,
               "training": training, "build": build_summary(manifest),
-              "seconds": seconds}
+              "seconds": seconds, "note": R.toy_note(training)}
     report["seconds"]["total"] = round(time.time() - start, 1)
     R.write_json(report, plan.out / "report.json")
     R.write_png(report, plan.out / "report.png")
     log("\n" + R.table(f1))
+    log(f"\n[quickstart] note: {report['note']}")
     log(f"\n[quickstart] {counts['text_unchanged']}/{len(test)} answers' text unchanged outside "
         f"the marks; wrote {plan.out / 'report.json'} and {plan.out / 'report.png'} "
         f"({report['seconds']['total']:.0f} s in all)")

@@ -22,6 +22,16 @@ def table(f1: dict[str, dict[str, float]]) -> str:
     return "\n".join(lines)
 
 
+def toy_note(training: dict[str, Any]) -> str:
+    """What the quickstart's scores mean: its refiner is a tiny toy model trained for seconds, so
+    they show that the pipeline works end to end, not that the refiner is a good one."""
+    steps, seconds = training.get("steps", "?"), training.get("seconds")
+    took = f" in {seconds:.0f} s" if isinstance(seconds, (int, float)) else ""
+    return (f"the refiner is a tiny toy model (a small encoder with LoRA, {steps} steps{took} on "
+            "a CPU, synthetic data): these scores show that the pipeline works end to end, not "
+            "a good refiner; on real answers it can make citations worse")
+
+
 def write_json(report: dict[str, Any], path: Path) -> None:
     atomic_write_text(path, json.dumps(report, indent=2) + "\n")
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from citetrain.config import (ConfigError, apply_overrides, load_yaml, validate, yaml_entry,
+from citetrain.config import (ConfigError, apply_overrides, load_yaml_of, validate, yaml_entry,
                               yaml_path)
 from citetrain.train.recipe_rules import cross_field_errors
 from citetrain.train.recipe_schema import MOVED, Recipe
@@ -69,7 +69,7 @@ def load_recipe(path: str | Path, overrides: list[str] | None = None) -> Recipe:
     from citetrain.io.assets import resolve
 
     path = resolve(path, "recipe")
-    recipe = _resolve(_validate(apply_overrides(load_yaml(path), overrides or []), str(path)),
+    recipe = _resolve(_validate(apply_overrides(load_yaml_of(path, "recipe"), overrides or []), str(path)),
                       path)
     errors = cross_field_errors(recipe)  # after resolving: some rules look at paths
     if errors:
