@@ -16,8 +16,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--nli", help="lexical | seq2seq:PATH | classifier:PATH | llm:MODEL (default lexical)")
     p.add_argument("--format", default=None, help="input format (default auto)")
     p.add_argument("--skip-invalid", action="store_true", default=None,
-                   help="skip bad records (reported with reasons) instead of stopping")
-    p.add_argument("--limit", type=int, help="score only the first N records")
+                   help="skip bad records (reported with reasons) instead of stopping (default: the "
+                   "suite's skip_invalid, else off)")
+    p.add_argument("--limit", type=int, help="score only the first N records (default: the "
+                   "suite's limit, else every record)")
     p.add_argument("--out", help="output folder (default eval_results/<name>)")
     p.add_argument("--cache", help="NLI cache file (default ~/.cache/citetrain/nli.sqlite for models)")
     p.add_argument("--no-cache", action="store_true", help="do not use the NLI cache")
@@ -35,14 +37,16 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     m = p.add_argument_group("checkpoint", "score a checkpoint's predictions (a suite's model: "
                              "key; these options override it)")
     m.add_argument("--model", metavar="CKPT", help="checkpoint folder: a generator (adapter or "
-                   "merged model) generates the predictions; a refiner refines the answers")
+                   "merged model) generates the predictions; a refiner refines the answers (default: the "
+                   "suite's model:, else none: the predictions are scored as given)")
     m.add_argument("--model-kind", choices=MODEL_KINDS,
                    help="auto (default: read from the checkpoint), generator, refiner or judge")
     m.add_argument("--max-new-tokens", type=int, help="cap on generated tokens (default 128)")
     m.add_argument("--batch-size", type=int, help="prompts per generation batch (default 8)")
-    m.add_argument("--max-length", type=int, help="cap on prompt + output tokens")
+    m.add_argument("--max-length", type=int, help="cap on prompt + output tokens (default: the "
+                   "suite's, else none)")
     m.add_argument("--max-doc-words", type=int, help="passage words in the prompt, as the "
-                   "training data's max_doc_words")
+                   "training data's max_doc_words (default: the suite's, else none)")
     m.add_argument("--chunk", type=int, help="records per saved chunk (default 64): a killed run "
                    "resumes from the last finished chunk")
     m.add_argument("--backend", choices=("transformers", "vllm"),

@@ -6,6 +6,8 @@ import argparse
 
 
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
+    from citetrain.judges.openvino_ir import CALIBRATION_PAIRS  # light: no model library
+
     p = sub.add_parser(name, help="export a cross-encoder judge as ONNX or OpenVINO, with its model card",
                        description="Write MODEL (a trained cross-encoder / classifier folder) for another "
                        "runtime into --out: the model, tokenizer, config and a README stating the "
@@ -19,9 +21,9 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                    "or (openvino) NNCF's post-training quantization calibrated on --calibration")
     p.add_argument("--calibration", metavar="DATASET", help="openvino --int8: a datasets folder of "
                    "premise/hypothesis pairs to calibrate on (its train split), e.g. the judge's "
-                   "training data")
-    p.add_argument("--calibration-pairs", type=int, default=None, metavar="N",
-                   help="pairs drawn from --calibration (default 300)")
+                   "training data (default: none)")
+    p.add_argument("--calibration-pairs", type=int, default=CALIBRATION_PAIRS, metavar="N",
+                   help=f"pairs drawn from --calibration (default {CALIBRATION_PAIRS})")
     p.add_argument("--calibration-seed", type=int, default=0, metavar="S", help="their draw's seed")
     p.add_argument("--whole-last-layer", action="store_true", help="export a BERT judge's last "
                    "layer for every token (default: for the first token only, the one its head "

@@ -12,34 +12,37 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("predictions", help="predictions file (any supported format)")
     p.add_argument("--judge", required=True, help="crossencoder:PATH | generative:PATH | teacher:MODEL | "
                    "nli:NAME (e.g. nli:lexical)")
-    p.add_argument("--out", help="folder for judge_report.json, statements.jsonl, responses.jsonl")
+    p.add_argument("--out", help="folder for judge_report.json, statements.jsonl, responses.jsonl "
+                   "(default: none, printed only)")
     p.add_argument("--format", default="auto", help="input format (default auto)")
     p.add_argument("--skip-invalid", action="store_true", help="skip bad records instead of stopping")
-    p.add_argument("--limit", type=int, help="judge only the first N records")
+    p.add_argument("--limit", type=int, help="judge only the first N records (default: every record)")
     p.add_argument("--iterations", type=int, default=0, help="improve citations T times with the judge's edits")
-    p.add_argument("--rating", choices=("itercoe", "editdist", "ensemble"), help="generative/teacher rating")
+    p.add_argument("--rating", choices=("itercoe", "editdist", "ensemble"),
+                   help="generative/teacher rating (default itercoe)")
     p.add_argument("--max-new-tokens", type=int, help="generative judge: cap on new tokens (default 512)")
-    p.add_argument("--batch-size", type=int, help="generative judge: prompts per batch")
+    p.add_argument("--batch-size", type=int, help="generative judge: prompts per batch (default 4)")
     p.add_argument("--base-url", help="teacher: OpenAI-compatible endpoint (default $OPENAI_BASE_URL)")
     p.add_argument("--dtype", help="crossencoder / nli model: auto, fp32, bf16, fp16 or int8 (CPU "
-                   "serving: bf16 where the CPU has AMX / AVX512-BF16, else int8 Linear layers)")
+                   "serving: bf16 where the CPU has AMX / AVX512-BF16, else int8 Linear layers; default: the "
+                   "model's own, auto)")
     p.add_argument("--union-first", action="store_true", default=None,
                    help="crossencoder / nli: ask a statement's cited passages alone, then the union of "
                    "its passages unless one of them supports it, before the other passages alone "
-                   "(fewer calls on mostly unsupported answers)")
+                   "(fewer calls on mostly unsupported answers; default: off)")
     p.add_argument("--subsets", choices=("all", "needed"), help="crossencoder / nli: 'needed' stops "
                    "a statement's subset search once its edits are settled: the same ratings with "
                    "fewer calls; statements.jsonl then lists only the subsets found (default all)")
     p.add_argument("--compile", action="store_true", default=None,
-                   help="crossencoder / nli: torch.compile the model (the first batch compiles)")
+                   help="crossencoder / nli: torch.compile the model (the first batch compiles; default: off)")
     p.add_argument("--query-recall", type=float, help="crossencoder / nli: a statement is asked "
                    "against the question only if it holds this share of its content words (default "
                    "1.0; 0: every statement, the NLI alone)")
     p.add_argument("--response-recall", type=float, help="crossencoder / nli: the same against the "
                    "earlier statements (default 0.8)")
     p.add_argument("--workers", type=int, help="crossencoder / nli: score shards of the records in "
-                   "N processes, the cores shared out among them (e.g. 2 on 2 CPU cores)")
-    p.add_argument("--no-progress", action="store_true")
+                   "N processes, the cores shared out among them (e.g. 2 on 2 CPU cores; default 1)")
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     p.set_defaults(run=run)
 
 

@@ -13,7 +13,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        description="List what citetrain ships, by kind, with each file's one-line "
                        "header. A bare NAME works wherever such a file is expected "
                        "(citetrain train refiner); citetrain cp NAME copies one out to edit.")
-    p.add_argument("kind", nargs="?", help=f"only this kind: {', '.join(KINDS)}")
+    p.add_argument("kind", nargs="?", help=f"only this kind: {', '.join(KINDS)} "
+                   "(default: every kind)")
     p.set_defaults(run=run)
 
 

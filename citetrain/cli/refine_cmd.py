@@ -20,15 +20,19 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                    help="refiner checkpoint: causal LM (adapter or model folder) or classifier")
     p.add_argument("--out", required=True, help="output file (.jsonl or .json)")
     p.add_argument("--format", default="auto", help="input format (default auto)")
-    p.add_argument("--max-new-tokens", type=int, default=24)
-    p.add_argument("--batch-size", type=int, default=8)
+    p.add_argument("--max-new-tokens", type=int, default=24,
+                   help="causal-LM refiners: cap on new tokens per generation (default 24)")
+    p.add_argument("--batch-size", type=int, default=8, help="prompts (or pairs) per batch (default 8)")
     p.add_argument("--chunk", type=int, default=64, help="records per saved chunk (default 64)")
-    p.add_argument("--max-length", type=int, default=None, help="cap on prompt + output tokens")
-    p.add_argument("--max-doc-words", type=int, default=None, help="as the training data's")
+    p.add_argument("--max-length", type=int, default=None,
+                   help="cap on prompt + output tokens (default: none)")
+    p.add_argument("--max-doc-words", type=int, default=None, help="passage words in the prompt, "
+                   "as the training data's max_doc_words (default: none)")
     add_pair_options(p)
     p.add_argument("--best-of", type=int, default=None, metavar="N",
                    help="causal-LM refiners: sample N citation sets per statement and keep the one "
-                   "with the highest SelfCite context-ablation reward (the given set competes too)")
+                   "with the highest SelfCite context-ablation reward (the given set competes too; default: "
+                   "off)")
     p.add_argument("--temperature", type=float, default=1.0, help="--best-of: sampling temperature")
     p.add_argument("--seed", type=int, default=0, help="--best-of: sampling seed")
     p.add_argument("--selfcite-model", default=None,
@@ -36,10 +40,12 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--selfcite-batch-tokens", type=int, default=8192,
                    help="--best-of: padded tokens per scoring forward pass (default 8192)")
     p.add_argument("--score", action="store_true", help="score before and after with --metrics")
-    p.add_argument("--metrics", default="alce,lenient")
-    p.add_argument("--nli", default="lexical")
+    p.add_argument("--metrics", default="alce,lenient",
+                   help="--score: metrics, comma-separated (default alce,lenient)")
+    p.add_argument("--nli", default="lexical", help="--score: the metrics' NLI, e.g. lexical or "
+                   "classifier:PATH (default lexical)")
     p.add_argument("--skip-invalid", action="store_true", help="skip bad records instead of stopping")
-    p.add_argument("--no-progress", action="store_true")
+    p.add_argument("--no-progress", action="store_true", help="hide progress bars")
     p.set_defaults(run=run)
 
 

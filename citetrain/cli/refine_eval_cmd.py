@@ -21,10 +21,12 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                    "(repeatable)")
     p.add_argument("--inputs", default="removed,wrong,half", help="input variants, comma-separated")
     p.add_argument("--seed", type=int, default=0, help="seed of the wrong ids (default 0)")
-    p.add_argument("--limit", type=int, default=None, help="only the first N records")
+    p.add_argument("--limit", type=int, default=None, help="only the first N records (default: every "
+                   "record)")
     add_pair_options(p)
     p.add_argument("--batch-size", type=int, default=8, help="checkpoint refiners' batch size")
-    p.add_argument("--out", default=None, metavar="DIR", help="write DIR/refine_eval.json")
+    p.add_argument("--out", default=None, metavar="DIR", help="write DIR/refine_eval.json (default: none, "
+                   "printed only)")
     p.set_defaults(run=run)
 
 

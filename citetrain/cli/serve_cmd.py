@@ -22,15 +22,17 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        "Every refusal is {\"error\": \"<one line>\"} with a 4xx (503 when overloaded).")
     p.add_argument("judge", help="crossencoder:PATH | nli:NAME | generative:PATH | teacher:MODEL "
                    "(teacher: only with a token: it spends your API key)")
-    p.add_argument("--host", default=d["host"].default, help="default 127.0.0.1 (this machine only)")
-    p.add_argument("--port", type=int, default=d["port"].default)
+    p.add_argument("--host", default=d["host"].default, help="address to listen on (default 127.0.0.1: this "
+                   "machine only)")
+    p.add_argument("--port", type=int, default=d["port"].default,
+                   help=f"port to listen on (default {d['port'].default})")
     p.add_argument("--workers", type=int, default=d["workers"].default,
                    help=description("workers"))
     p.add_argument("--token-file", metavar="PATH", help="read the bearer token asked of every "
                    f"/score request from PATH (or set ${ENV_TOKEN}): exactly one non-empty "
-                   "line, whitespace around it dropped")
+                   "line, whitespace around it dropped (default: none)")
     p.add_argument("--token", help="the bearer token itself (visible to every user in `ps`: prefer "
-                   f"--token-file or ${ENV_TOKEN})")
+                   f"--token-file or ${ENV_TOKEN}; default: none)")
     p.add_argument("--allow-host", dest="allow_hosts", action="append", default=[], metavar="NAME",
                    help="a Host header name accepted besides the bound address and localhost "
                    "(repeatable; '*' accepts any; others get 421)")
@@ -39,14 +41,16 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
         default = "cores / workers" if field.default is None else field.default
         p.add_argument(flag(key), dest=key, type=float if field.annotation is float else int,
                        default=field.default, help=f"{description(key)} (default {default})")
-    p.add_argument("--dtype", help="crossencoder / nli: fp32, bf16, fp16 or int8")
+    p.add_argument("--dtype", help="crossencoder / nli: fp32, bf16, fp16 or int8 "
+                   "(default: the model's own, auto)")
     p.add_argument("--union-first", action="store_true", default=None,
                    help="crossencoder / nli: ask the cited passages alone, then the union of all, "
-                   "before the other passages alone")
+                   "before the other passages alone (default: off)")
     p.add_argument("--subsets", choices=("all", "needed"), help="crossencoder / nli: 'needed' stops "
-                   "a statement's subset search once its edits are settled (same ratings, fewer calls)")
+                   "a statement's subset search once its edits are settled (same ratings, fewer calls; "
+                   "default all)")
     p.add_argument("--compile", action="store_true", default=None,
-                   help="crossencoder / nli: torch.compile the model (each worker compiles once)")
+                   help="crossencoder / nli: torch.compile the model (each worker compiles once; default: off)")
     p.add_argument("--query-recall", type=float, help="crossencoder / nli: ask a statement against "
                    "the question only if it holds this share of its content words (default 1.0)")
     p.add_argument("--response-recall", type=float, help="crossencoder / nli: the same against the "

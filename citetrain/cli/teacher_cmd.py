@@ -17,16 +17,17 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                    "hypothesis columns) with every run's model (transfer pairs, for a student with "
                    "crossencoder.built; citetrain.judge_training.transfer); repeatable. With runs that have no "
                    "fold scores, the teacher file holds these pairs alone: a teacher to compress "
-                   "the runs' judge into a smaller one")
+                   "the runs' judge into a smaller one (default: none)")
     p.add_argument("--transfer-weight", type=float, default=1.0, metavar="W",
                    help="the transfer pairs' own teacher weight (default 1.0: the teachers alone)")
-    p.add_argument("--transfer-limit", type=int, metavar="N", help="the first N transfer pairs")
+    p.add_argument("--transfer-limit", type=int, metavar="N", help="the first N transfer pairs (default: every "
+                   "pair)")
     p.add_argument("--drawn", metavar="SEED,...", type=_seeds, help="only the transfer pairs "
                    "that students of these train.seed values draw with crossencoder.built_max "
                    "--built-max (the rest are never read; applies to every --transfer build, and one of at "
-                   "most --built-max pairs is read whole)")
+                   "most --built-max pairs is read whole; default: every pair)")
     p.add_argument("--built-max", type=int, metavar="N", help="the students' crossencoder.built_max "
-                   "(with --drawn)")
+                   "(with --drawn; default: none)")
     p.add_argument("--dtype", default="auto", help="the teachers' weights when they read the "
                    "transfer pairs: auto (fp32 on a CPU), bf16 (about 3x faster on a CPU with "
                    "AVX512-BF16 / AMX; answers within a rounding of fp32's), fp16")

@@ -88,7 +88,7 @@ def test_a_killed_chain_keeps_its_finished_teacher_and_goes_on(toy, tmp_path, ca
     back = json.loads((out / "teach-back" / "train_summary.json").read_text())
     assert back["base_model"] == str(out / "pruned") and back["teacher"]["weight"] == 1.0
     assert calls == [{"model": out / "teach-back" / "final", "runtime": "onnx", "int8": False,
-                      "calibration": None, "calibration_size": None, "calibration_seed": 0,
+                      "calibration": None, "calibration_size": 300, "calibration_seed": 0,
                       "first_token": True}]
     assert f"nli:mean:classifier:{out / 'export'}+lexical" in said
 
