@@ -6,7 +6,8 @@ import argparse
 
 def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p = sub.add_parser(name, help="the main job end to end on synthetic data: build, train a "
-                       "LoRA refiner, refine held-out answers, score before/after (~4 min on CPU)",
+                       "LoRA refiner, refine held-out answers, score before/after (minutes on a CPU; "
+                       "the README gives the measured time)",
                        description="Build refiner data with the lexical NLI from the project's "
                        "own synthetic records, train a LoRA pair refiner with in-loop citation "
                        "scores, refine held-out answers and score them before and after with "
@@ -14,7 +15,7 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
                        "Resumable: finished stages are reused.")
     p.add_argument("--out", default="quickstart", help="output folder (default: quickstart)")
     p.add_argument("--seed", type=int, default=0, help="seed of the synthetic worlds and training")
-    p.add_argument("--fast", action="store_true", help="smaller run (about 3 minutes on 2 CPU cores), for CI")
+    p.add_argument("--fast", action="store_true", help="a smaller, quicker run, for CI")
     p.add_argument("--dry-run", action="store_true", help="print the plan and the stages, run nothing")
     p.add_argument("--no-progress", action="store_true", help="no progress bars")
     p.set_defaults(run=run)

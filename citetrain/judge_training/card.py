@@ -176,8 +176,9 @@ def card_section(figures: dict[str, Any]) -> str:
                   "openvino --int8 --calibration DATASET` (DATASET: its training pairs). Not measured "
                   "for this model: OpenVINO int8 read citetrain's production judge within 0.0025 "
                   "ROC-AUC of fp32 and 1.6 times as fast as bf16 on 2 AVX512 cores (citetrain's "
-                  "docs/results/index.md, \"Judges\"); `python bench/judge_export.py "
-                  "--crossencoder THIS_FOLDER` measures both for this one."]
+                  "docs/results/index.md, \"Judges\"). Time both on your own answers: "
+                  "`citetrain judge PREDICTIONS.jsonl --judge nli:classifier:DIR` against "
+                  "`--judge nli:classifier:THIS_FOLDER`."]
     return "\n".join(lines) + "\n"
 
 
