@@ -169,8 +169,8 @@ def test_readme_judge_line_is_what_distill_prints(capsys, monkeypatch):
     monkeypatch.chdir(REPO)
     assert main(["distill", "distill/tiny.yaml", "--dry-run"]) == 0
     out = capsys.readouterr().out
-    line = next(ln for ln in out.splitlines() if ln.startswith("then serve: "))
-    printed = line.removeprefix("then serve: ").replace(f"{REPO}/", "")
+    line = next(ln for ln in out.splitlines() if ln.startswith("then judge with it: "))
+    printed = line.removeprefix("then judge with it: ").replace(f"{REPO}/", "")
     judge = re.search(r"--judge (\S+)", printed).group(1)
     shown = [ln for ln in README.splitlines() if ln.startswith("citetrain judge ") and "distill-tiny" in ln]
     assert shown, "README shows no judge command for distill/tiny.yaml's judge"

@@ -17,7 +17,8 @@ def add_parser(sub: argparse._SubParsersAction, name: str) -> None:
     p.add_argument("--seed", type=int, default=0, help="seed of the synthetic worlds and training")
     p.add_argument("--fast", action="store_true", help="a smaller, quicker run, for CI")
     p.add_argument("--dry-run", action="store_true", help="print the plan and the stages, run nothing")
-    p.add_argument("--no-progress", action="store_true", help="no progress bars")
+    p.add_argument("--no-progress", action="store_true", help="no progress bars (the terminal "
+                   "has none anyway unless citetrain --verbose)")
     p.set_defaults(run=run)
 
 

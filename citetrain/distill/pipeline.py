@@ -41,7 +41,7 @@ def plan(spec: DistillSpec, cli: Callable[[list[str]], int] | None = None
 
 
 def serve_line(ctx: Context) -> str:
-    """How to serve the chain's judge, read with lexical recall."""
+    """How to judge answers with the chain's judge, read with lexical recall."""
     model = ctx.out / "export" if ctx.spec.export is not None else last_model(ctx)
     return (f"citetrain judge PREDICTIONS.jsonl --judge 'nli:mean:classifier:{model}+lexical' "
             "--union-first")
@@ -64,7 +64,7 @@ def show(ctx: Context, steps: list[Step], say: Callable[[str], None] = print) ->
     if teachers:
         say(f"teacher runs: {describe(slots(ctx.spec.parallel, teachers, ctx.gpu))}"
             f"{' (GPU)' if ctx.gpu else ' (CPU)'}")
-    say(f"then serve: {serve_line(ctx)}")
+    say(f"then judge with it: {serve_line(ctx)}")
 
 
 def distill(spec: DistillSpec, dry_run: bool = False, say: Callable[[str], None] = print,
@@ -82,5 +82,5 @@ def distill(spec: DistillSpec, dry_run: bool = False, say: Callable[[str], None]
     kept = [n for n, s in done.items() if s == "kept"]
     say(f"done: {len(done) - len(kept)} steps run, {len(kept)} kept"
         + (f" ({', '.join(kept)})" if kept else ""))
-    say(f"serve it: {serve_line(ctx)}")
+    say(f"judge with it: {serve_line(ctx)}")
     return done

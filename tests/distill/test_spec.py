@@ -71,7 +71,7 @@ def test_dry_run_prints_the_chain_and_runs_nothing(tmp_path, toy, capsys):
     assert "-m citetrain.train" in out and "--set distill.folds=2 --set distill.fold=1" in out
     assert "--set distill.teacher_weight=0.5" in out and "crossencoder.built_max=20" in out
     assert f"citetrain prune {tmp_path / 'out' / 'student' / 'final'}" in out
-    assert "teacher runs: 1 at a time" in out and "then serve: " in out
+    assert "teacher runs: 1 at a time" in out and "then judge with it: " in out
     assert not (tmp_path / "out").exists()
     data = yaml.safe_load(spec.read_text())
     data["pairs"] = {"folder": str(tmp_path / "nowhere")}
