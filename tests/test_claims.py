@@ -212,6 +212,9 @@ def test_no_page_claims_a_gpu_size_results_does_not_measure():
     assert not found, found
 
 
-def test_getting_started_does_not_send_the_quickstart_figures_to_results():
+def test_the_quickstart_figures_getting_started_points_to_are_on_results():
     section = _section(GETTING_STARTED, "## Your first run")
-    assert not re.search(r"figures it reaches are on the\s+\[Results\]", section)
+    assert "results/index.md#quickstart" in section
+    results = (REPO / "docs" / "results" / "index.md").read_text(encoding="utf-8")
+    quick = _section(results, "## Quickstart")
+    assert "58.41" in quick and "| 0 (" in quick  # the figures, with their seed
