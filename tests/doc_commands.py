@@ -12,9 +12,11 @@
 """
 from __future__ import annotations
 
+import importlib.util
 import inspect
 import re
 import shlex
+import sys
 import types
 from functools import lru_cache
 from importlib import import_module
@@ -206,3 +208,17 @@ def dotted_key_problems(text: str) -> list[str]:
         if not any(has_key(schema(name), key) for name in SCHEMAS):
             problems.append(f"`{span}`: no recipe key {key}")
     return problems
+
+
+def load_generator() -> types.ModuleType:
+    """``docs/gen_reference`` (the site's generator, not part of the package), loaded as MkDocs
+    loads it, once per process (its submodules ``gen_reference.cli`` etc. come with it)."""
+    if "gen_reference" in sys.modules:
+        return sys.modules["gen_reference"]
+    init = REPO / "docs" / "gen_reference" / "__init__.py"
+    spec = importlib.util.spec_from_file_location("gen_reference", init,
+                                                  submodule_search_locations=[str(init.parent)])
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["gen_reference"] = module
+    spec.loader.exec_module(module)
+    return module

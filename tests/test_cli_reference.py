@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import re
 import sys
 from pathlib import Path
@@ -19,23 +18,12 @@ from pathlib import Path
 import pytest
 import yaml
 
+from tests.doc_commands import load_generator
+
 REPO = Path(__file__).resolve().parents[1]
 
 
-def _load_generator():
-    """``docs/gen_reference`` as MkDocs loads it (it is not part of the package)."""
-    if "gen_reference" in sys.modules:
-        return sys.modules["gen_reference"]
-    init = REPO / "docs" / "gen_reference" / "__init__.py"
-    spec = importlib.util.spec_from_file_location("gen_reference", init,
-                                                  submodule_search_locations=[str(init.parent)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gen_reference"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-gen_reference = _load_generator()
+gen_reference = load_generator()
 cli = sys.modules["gen_reference.cli"]
 schema = sys.modules["gen_reference.schema"]
 

@@ -25,20 +25,7 @@ REPO = dc.REPO
 DOCS = REPO / "docs"
 
 
-def _load_generator():
-    """``docs/gen_reference`` (the site's generator, not part of the package), as MkDocs loads it."""
-    import importlib.util
-
-    init = DOCS / "gen_reference" / "__init__.py"
-    spec = importlib.util.spec_from_file_location("gen_reference", init,
-                                                  submodule_search_locations=[str(init.parent)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["gen_reference"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-gen_reference = _load_generator()
+gen_reference = dc.load_generator()
 
 PAGES = sorted(DOCS.rglob("*.md"))
 TEXTS = {"README.md": (REPO / "README.md").read_text(encoding="utf-8"),

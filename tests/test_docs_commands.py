@@ -30,7 +30,6 @@ part (parse, dry-runs, the sub-second runs, the paths) stays under a minute on 2
 """
 from __future__ import annotations
 
-import importlib.util
 import os
 import re
 import shlex
@@ -415,17 +414,6 @@ def test_docs_command_parses(item, capsys):
 # -- paths -----------------------------------------------------------------------------------------
 
 
-def _load_generator():
-    """``docs/gen_reference`` (the generated reference pages, which exist only in the built site)."""
-    init = DOCS / "gen_reference" / "__init__.py"
-    spec = importlib.util.spec_from_file_location("gen_reference", init,
-                                                  submodule_search_locations=[str(init.parent)])
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("gen_reference", module)
-    spec.loader.exec_module(module)
-    return module
-
-
 PATH = re.compile(r"(?<![\w./~:-])(?:\.\./shared/data|recipes|data_builders|eval|distill|launch|examples"
                   r"|docs|bench)/[\w.*{}<>/-]*")
 OUTPUTS = ("runs/", "data/", "quickstart/")
@@ -455,7 +443,7 @@ def test_every_path_a_page_names_exists(page):
             continue
         if not _exists(path.rstrip("/")):
             missing.append(path)
-    generated = set(_load_generator().pages())
+    generated = set(dc.load_generator().pages())
     for link in re.findall(r"\]\(([^)\s]+)\)", dc.prose(text)):
         target = link.split("#")[0]
         if not target or re.match(r"[a-z]+:", target):
