@@ -330,6 +330,16 @@ def f1(data: str, refiner: str, inputs: str, *extra: str) -> float:
     return rows[(refiner, inputs)]
 
 
+REFINER_COLUMNS = ["QuoteSum, removed", "QuoteSum, half wrong", "WiCE held-out"]
+
+
+def refiner_f1s(refiner: str, *wice: str) -> list[float]:
+    """A refiner row's three F1s: QuoteSum removed and half wrong, WiCE held-out (``wice``: that
+    run's options, as :func:`f1` takes them)."""
+    return [f1("quotesum", refiner, "removed"), f1("quotesum", refiner, "half"),
+            f1("wice", refiner, "removed", *wice)]
+
+
 def spans_half_mean() -> list[float]:
     """``baseline:spans`` from half-wrong QuoteSum marks, the mean over input draws ``--seed``
     0-9."""
@@ -394,27 +404,15 @@ CHECKS: list[Check] = [
           note="gold equal to the exhaustive search's up to 100 passages"),
     Check("judge-lexical", JUDGES, "lexical recall", ["WiCE", "AttributionBench", "ExpertQA"],
           lambda: [lexical_auc("wice"), lexical_auc("attributionbench"), lexical_auc("expertqa")]),
-    Check("refine-trivial", REFINERS, "`baseline:trivial`",
-          ["QuoteSum, removed", "QuoteSum, half wrong", "WiCE held-out"],
-          lambda: [f1("quotesum", "baseline:trivial", "removed"),
-                   f1("quotesum", "baseline:trivial", "half"),
-                   f1("wice", "baseline:trivial", "removed")]),
-    Check("refine-lexical", REFINERS, "`lexical` (pair refiner",
-          ["QuoteSum, removed", "QuoteSum, half wrong", "WiCE held-out"],
-          lambda: [f1("quotesum", "lexical", "removed"), f1("quotesum", "lexical", "half"),
-                   f1("wice", "lexical", "removed", "--threshold", "0", "--max-ids", "5")]),
-    Check("refine-lexical-joint", REFINERS, "`lexical`, `--joint`",
-          ["QuoteSum, removed", "QuoteSum, half wrong", "WiCE held-out"],
-          lambda: [f1("quotesum", "lexical+joint", "removed"),
-                   f1("quotesum", "lexical+joint", "half"),
-                   f1("wice", "lexical+joint", "removed")]),
-    Check("refine-cover", REFINERS, "`baseline:cover`",
-          ["QuoteSum, removed", "QuoteSum, half wrong", "WiCE held-out"],
-          lambda: [f1("quotesum", "baseline:cover", "removed"),
-                   f1("quotesum", "baseline:cover", "half"),
-                   f1("wice", "baseline:cover", "removed")]),
-    Check("refine-spans", REFINERS, "`baseline:spans`",
-          ["QuoteSum, removed", "QuoteSum, half wrong", "WiCE held-out"],
+    Check("refine-trivial", REFINERS, "`baseline:trivial`", REFINER_COLUMNS,
+          lambda: refiner_f1s("baseline:trivial")),
+    Check("refine-lexical", REFINERS, "`lexical` (pair refiner", REFINER_COLUMNS,
+          lambda: refiner_f1s("lexical", "--threshold", "0", "--max-ids", "5")),
+    Check("refine-lexical-joint", REFINERS, "`lexical`, `--joint`", REFINER_COLUMNS,
+          lambda: refiner_f1s("lexical+joint")),
+    Check("refine-cover", REFINERS, "`baseline:cover`", REFINER_COLUMNS,
+          lambda: refiner_f1s("baseline:cover")),
+    Check("refine-spans", REFINERS, "`baseline:spans`", REFINER_COLUMNS,
           lambda: [f1("quotesum", "baseline:spans", "removed"), *spans_half_mean(),
                    f1("wice", "baseline:spans", "removed")],
           note="half wrong: the mean over --seed 0-9 within the stated sd"),
