@@ -96,11 +96,14 @@ def console_line(step: int, max_steps: int, logs: dict[str, Any]) -> str | None:
     log file (:func:`citetrain.io.console.to_log`)."""
     from citetrain.io.console import to_log, verbose
 
-    line = format_logs(step, max_steps, logs)
-    if line is None or verbose() or len(line) <= MAX_LINE:
+    head, parts = _parts(step, max_steps, logs)
+    if not parts:
+        return None
+    line = "  ".join([head, *(p for _, p in parts)])
+    if verbose() or len(line) <= MAX_LINE:
         return line
     to_log(f"{line}\n  {logs}")
-    return format_logs(step, max_steps, logs, MAX_LINE)
+    return _capped(head, parts, MAX_LINE)
 
 
 class LogLines(TrainerCallback):
